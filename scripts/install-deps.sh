@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package smsupd needs to build, test and run the demo.
+# Idempotent: apt-get runs only when a package is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git procps
+  libboost-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libsystemd-dev
+  nlohmann-json3-dev libcli11-dev googletest libgtest-dev libgmock-dev
+  libibumad-dev libibmad-dev libopensm-dev
+  opensm infiniband-diags ibsim-utils libumad2sim0
+  clang-14 libclang-rt-14-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# README's "test it" command: installs what it needs, builds, runs every test
+# (unit, integration on the simulated fabric) and then the ASan+UBSan build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+jobs=$(nproc)
+build() {  # build DIR [cmake options...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DSMSUPD_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+}
+
+build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600
+
+build build/asan -DCMAKE_BUILD_TYPE=Debug -DSMSUPD_SANITIZE=ON
+# umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
+export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build/asan -j"$jobs" --output-on-failure --timeout 600 -LE slow
