@@ -1,0 +1,105 @@
+// The plain data model of smsupd.yaml, schema version 1 (docs/config-reference.md).
+// A Config only ever exists after LoadAndValidate() accepted it: every value
+// here is in range, every host and group a member names exists, and no group
+// cycle remains. Nothing in this header touches the file system.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/guid.h"
+
+namespace smsupd::config {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr int kDefaultMasterPriority = 15;
+inline constexpr int kDefaultStandbyPriority = 5;
+inline constexpr std::uint16_t kDefaultPKey = 0x7fff;
+
+enum class Role { kMaster, kStandby };
+
+// Strength order matters: the product rule picks the stronger membership
+// between selectors of the same rank (both > full > limited).
+enum class Membership { kLimited = 0, kFull = 1, kBoth = 2 };
+
+// The port keywords OpenSM knows in partitions.conf.
+enum class PortsKeyword { kAll, kAllCas, kAllSwitches, kAllRouters, kSelf };
+
+// One entry of a partition's `members` list. Exactly one selector is set,
+// named by `kind`.
+struct Member {
+  enum class Kind { kPorts, kGroup, kHost, kGuid };
+  Kind kind = Kind::kPorts;
+  PortsKeyword ports = PortsKeyword::kAll;  // kind == kPorts
+  std::string name;                         // kind == kGroup or kHost
+  Guid guid = 0;                            // kind == kGuid
+  Membership membership = Membership::kFull;
+  int line = 0;  // 1-based position in the YAML, for later diagnostics
+  int column = 0;
+};
+
+struct Partition {
+  std::string name;
+  std::uint16_t pkey = 0;  // 15 bits, 0x0001..0x7fff
+  bool ipoib = false;
+  std::optional<int> mtu;           // bytes: 256, 512, 1024, 2048, 4096
+  std::optional<double> rate_gbps;  // one of the rates OpenSM knows
+  std::optional<int> sl;            // 0..15
+  std::optional<int> scope;         // 1..15
+  std::optional<std::uint32_t> qkey;
+  std::optional<int> tclass;  // 0..255
+  bool indx0 = false;
+  std::optional<Membership> defmember;  // also the default of its members
+  std::vector<Member> members;
+  int line = 0;
+};
+
+struct OpenSmSettings {
+  std::string binary = "/usr/sbin/opensm";
+  std::string log_file;  // empty: the daemon picks one under state_dir
+  // Any other opensm.conf option by its OpenSM name. Values are normalised
+  // to what OpenSM reads (booleans as TRUE/FALSE).
+  std::map<std::string, std::string> options;
+};
+
+struct SmSettings {
+  std::optional<Guid> port_guid;
+  Role role = Role::kMaster;
+  int priority = kDefaultMasterPriority;
+  bool preempt = true;
+  std::string sm_key_file;
+  std::optional<std::uint64_t> sm_key;  // read from sm_key_file
+  OpenSmSettings opensm;
+};
+
+struct ControlSettings {
+  std::string socket = "/run/smsupd/smsupd.sock";
+  std::string group;  // empty: only root may use smctl
+};
+
+struct Limits {
+  int pkeys_per_port = 128;
+};
+
+struct Config {
+  int version = kSchemaVersion;
+  std::string node;  // empty in the file: the host name
+  SmSettings sm;
+  std::string state_dir = "/var/lib/smsupd";
+  ControlSettings control;
+  std::map<std::string, std::vector<Guid>> hosts;
+  std::map<std::string, std::vector<std::string>> groups;  // host or group names
+  Limits limits;
+  std::vector<Partition> partitions;
+  std::string source_path;
+  std::string source_text;  // the YAML as read; config_hash is taken over it
+};
+
+const char* RoleName(Role role);
+const char* MembershipName(Membership membership);  // "full", "limited", "both"
+const char* PortsKeywordName(PortsKeyword keyword);  // "ALL", "ALL_CAS", ...
+
+}  // namespace smsupd::config

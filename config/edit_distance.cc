@@ -1,0 +1,37 @@
+#include "config/edit_distance.h"
+
+#include <algorithm>
+
+namespace smsupd::config {
+
+int EditDistance(std::string_view a, std::string_view b) {
+  std::vector<int> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int diagonal = row[0];
+    row[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      int above = row[j];
+      int substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string NearestName(std::string_view name, const std::vector<std::string_view>& candidates) {
+  int limit = std::max<int>(1, static_cast<int>(name.size()) / 3);
+  int best = limit + 1;
+  std::string_view chosen;
+  for (std::string_view candidate : candidates) {
+    int distance = EditDistance(name, candidate);
+    if (distance < best) {
+      best = distance;
+      chosen = candidate;
+    }
+  }
+  return std::string(chosen);
+}
+
+}  // namespace smsupd::config

@@ -1,0 +1,18 @@
+// Nearest-name suggestions for "did you mean" hints in diagnostics.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace smsupd::config {
+
+// Levenshtein distance between a and b.
+int EditDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `name`, if it is close enough to be a likely typo
+// (distance at most a third of the name's length, and at least 1 allowed);
+// empty otherwise. Ties go to the earlier candidate.
+std::string NearestName(std::string_view name, const std::vector<std::string_view>& candidates);
+
+}  // namespace smsupd::config

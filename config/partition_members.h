@@ -1,0 +1,41 @@
+// The product rule for partition members (FABRIC.md), in one place: within a
+// partition the most specific selector that picks a port decides its
+// membership (guid / host / SELF > group > ALL_CAS / ALL_SWITCHES /
+// ALL_ROUTERS > ALL); between selectors of the same rank the stronger
+// membership wins (both > full > limited). The order of the YAML list never
+// matters. Used by the validator (P_Key counts), the renderer and
+// ExpectedPKeyTables().
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "common/guid.h"
+#include "config/config.h"
+
+namespace smsupd::config {
+
+// One partition's members after resolving hosts, groups and (when the SM
+// port is known) SELF.
+struct ResolvedMembers {
+  // Strongest membership per keyword selector; kSelf appears only when the
+  // SM port GUID was not known.
+  std::map<PortsKeyword, Membership> keywords;
+  // Ports picked by a group only (rank group), and by guid/host/SELF (rank
+  // specific). A GUID is in at most one of the two maps.
+  std::map<Guid, Membership> by_group;
+  std::map<Guid, Membership> by_guid;
+
+  // The final membership of every GUID named by group, host, guid or SELF.
+  std::map<Guid, Membership> Named() const;
+};
+
+// Requires a validated config (hosts and groups exist, no cycles).
+ResolvedMembers ResolveMembers(const Config& config, const Partition& partition,
+                               std::optional<Guid> sm_port);
+
+// Every host GUID a group (transitively) names, sorted, without duplicates.
+std::vector<Guid> ExpandGroup(const Config& config, const std::string& group);
+
+}  // namespace smsupd::config

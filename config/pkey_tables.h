@@ -1,0 +1,44 @@
+// What OpenSM will program into each end port's P_Key table for a Config,
+// computed from the product rule (FABRIC.md) rather than from the rendered
+// lines, so that conformance tests compare two independent derivations.
+//
+// OpenSM's model (osm_prtn.c, osm_prtn_config.c, 3.3.23):
+// - before reading partitions.conf every port is a limited member of 0x7fff
+//   and the SM's own port a full one; the file's 0x7fff definition then
+//   decides again for every port it names;
+// - ALL/ALL_CAS/ALL_SWITCHES/ALL_ROUTERS pick end ports by node type; a
+//   switch is one end port (port 0);
+// - a partition nobody ends up in is dropped;
+// - `both` puts the limited and the full P_Key in the table (allow_both_pkeys).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "common/guid.h"
+#include "config/config.h"
+
+namespace smsupd::config {
+
+enum class PortKind { kCa, kSwitch, kRouter };
+
+struct FabricPort {
+  Guid guid = 0;
+  PortKind kind = PortKind::kCa;
+  bool is_sm_port = false;
+};
+
+// Port GUID -> 15-bit P_Key -> full member. A `both` membership reads as
+// full here; ExpectedPKeyEntries() keeps it apart.
+std::map<Guid, std::map<std::uint16_t, bool>> ExpectedPKeyTables(
+    const Config& config, const std::vector<FabricPort>& ports);
+
+// Port GUID -> the 16-bit P_Key entries the port's table holds (bit 15 set for
+// full membership); `both` yields both entries. Compare with a port's table
+// read from the fabric, ignoring 0x0000 slots.
+std::map<Guid, std::set<std::uint16_t>> ExpectedPKeyEntries(const Config& config,
+                                                            const std::vector<FabricPort>& ports);
+
+}  // namespace smsupd::config

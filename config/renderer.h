@@ -1,0 +1,45 @@
+// Config -> the two files OpenSM reads. Pure: no I/O, byte-for-byte
+// deterministic for the same Config and RenderInputs.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/guid.h"
+#include "config/config.h"
+
+namespace smsupd::config {
+
+// Values the daemon has resolved at run time. Empty ones fall back to the
+// config (sm.port_guid, sm.opensm.log_file) or to built-in defaults.
+struct RenderInputs {
+  std::optional<Guid> port_guid;
+  std::string partitions_path;   // default: <state_dir>/partitions.conf
+  std::string opensm_log_file;   // default: sm.opensm.log_file, else <state_dir>/opensm.log
+};
+
+struct RenderedFiles {
+  std::string opensm_conf;
+  std::string partitions_conf;
+  std::string config_hash;  // hex SHA-256 of Config::source_text
+  // opensm.conf holds the SM_Key: write it with mode 0600.
+  bool holds_secret = false;
+};
+
+RenderedFiles Render(const Config& config, const RenderInputs& inputs);
+
+// Hex SHA-256 of `text` (64 lower-case hex digits).
+std::string ConfigHash(const std::string& text);
+
+}  // namespace smsupd::config
+
+namespace smsupd::config {
+
+// Every opensm.conf option the renderer sets explicitly, by OpenSM name, with
+// the value OpenSM will read: smsupd's own options, then sm.opensm.options.
+// Options absent from the map keep OpenSM's defaults.
+std::map<std::string, std::string> OpenSmOptionValues(const Config& config,
+                                                      const RenderInputs& inputs);
+
+}  // namespace smsupd::config
