@@ -1,0 +1,94 @@
+// The control socket of smsupd: a Unix stream socket speaking
+// common/control_protocol.h, with access decided by the peer's credentials.
+//
+//   root, the daemon's own user   every command
+//   members of control.group      read-only commands (Access::kReadOnly)
+//   anyone else                   refused with a readable error
+//
+// Checks run in chronyd's order: JSON, version, command, arguments,
+// permission; then `version`, `list-commands` and `events` are answered here
+// and everything else goes to the CommandHandler. A slow or hostile client
+// cannot block the loop or other clients: requests are capped in size, idle
+// connections time out, connections are capped in number, writes are async
+// with a bounded queue per connection.
+//
+// All methods run on the io_context's thread (or before it runs).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <map>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+
+#include "common/control_protocol.h"
+#include "common/result.h"
+#include "daemon/control/command_handler.h"
+#include "daemon/control/control_session.h"
+#include "daemon/control/event_log.h"
+#include "daemon/control/peer_credentials.h"
+
+namespace smsupd::control {
+
+struct ControlServerOptions {
+  std::string socket_path{kDefaultSocketPath};
+  std::string group;           // control.group; "" or unknown: root only
+  std::string daemon_version;  // reported by `version`, e.g. "smsupd 0.1.0"
+  std::size_t max_request_bytes = kMaxRequestBytes;
+  std::chrono::milliseconds idle_timeout{5000};  // per connection, waiting for a request
+  std::size_t max_connections = 64;
+  std::size_t max_queued_bytes = 256 * 1024;  // per connection, before a follower is dropped
+  // Who the peer is and what it may do; empty means SystemPeerAuthenticator(group).
+  PeerAuthenticator authenticator;
+};
+
+class ControlServer : private SessionHost {
+ public:
+  // `handler` and `events` must outlive the server.
+  ControlServer(boost::asio::io_context& io, ControlServerOptions options,
+                CommandHandler& handler, EventLog& events);
+  ~ControlServer() override;
+
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+
+  // Prepares the directory, removes a stale socket (never a live one), binds,
+  // sets mode 0660 and starts accepting. Errors name the path and the cause.
+  Status Start();
+
+  // Stops accepting, closes every connection and removes the socket file.
+  void Stop();
+
+  std::size_t connection_count() const { return sessions_.size(); }
+  const std::string& socket_path() const { return options_.socket_path; }
+
+ private:
+  using Socket = boost::asio::local::stream_protocol::socket;
+
+  void Accept();
+  void OnAccepted(Socket socket);
+  static void RefuseConnection(Socket& socket, const Response& response);
+
+  void OnRequest(const std::shared_ptr<ControlSession>& session, Request request) override;
+  void OnClosed(ControlSession* session) override;
+
+  std::optional<Response> CheckPermission(const CommandInfo& command, const Caller& caller) const;
+  Response VersionResponse() const;
+  static Response ListCommandsResponse();
+  void ServeEvents(const std::shared_ptr<ControlSession>& session, const Request& request);
+  void DispatchToHandler(const std::shared_ptr<ControlSession>& session, const Request& request);
+
+  boost::asio::io_context& io_;
+  ControlServerOptions options_;
+  CommandHandler& handler_;
+  EventLog& events_;
+  boost::asio::local::stream_protocol::acceptor acceptor_;
+  std::map<ControlSession*, std::shared_ptr<ControlSession>> sessions_;
+  bool bound_ = false;
+};
+
+}  // namespace smsupd::control
