@@ -1,0 +1,65 @@
+// What the failover policy asks the daemon to do. The policy only decides;
+// the daemon executes each action in order and reports the outcome through
+// the next Observation (never through a return value into the policy).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/guid.h"
+
+namespace smsupd::policy {
+
+struct Action {
+  enum class Kind {
+    // Re-render opensm.conf with sm_priority = priority and SIGHUP OpenSM.
+    // The SIGHUP forces a heavy sweep, which re-reads sm_priority even on a
+    // STANDBY (osm_state_mgr.c do_sweep rescans before the state check). Also
+    // used with an unchanged priority purely to force that sweep.
+    kSetLocalPriority,
+    // SubnSet(SMInfo, AttributeModifier HANDOVER) to target_lid/target_guid.
+    // To a STANDBY: it becomes MASTER at once. To a MASTER: it forces a heavy
+    // sweep there, after which OpenSM hands over to a higher-ranked MASTER
+    // (osm_sm_state_mgr.c, MASTER + HANDOVER).
+    kSendHandover,
+    // Make the local OpenSM MASTER now: SubnSet(SMInfo HANDOVER) to the local
+    // SM's own LID (STANDBY + HANDOVER -> MASTER, osm_sm_state_mgr.c).
+    kTakeOver,
+    // First start of OpenSM with sm_priority = priority.
+    kStartOpenSm,
+    // Start OpenSM again after it exited, with sm_priority = priority, once
+    // the supervisor's restart back-off allows (the back-off is its job).
+    kRestartOpenSm,
+    kStopOpenSm,                 // SIGTERM the child (cancels a pending restart)
+    kRaiseProblem, kClearProblem,  // id (stable, docs/failover.md), text
+    kEmitEvent,                    // kind (stable ID), text
+    kReplyToOperator,              // ok, text: answer to an OperatorCommand
+  };
+
+  Kind kind = Kind::kEmitEvent;
+  int priority = 0;
+  Guid target_guid = 0;
+  std::uint16_t target_lid = 0;
+  std::string id;    // problem id or event kind
+  std::string text;  // human-readable details / reply text
+  bool ok = false;   // kReplyToOperator
+
+  static Action SetLocalPriority(int priority);
+  static Action SendHandover(Guid guid, std::uint16_t lid, std::string why);
+  static Action TakeOver(std::string why);
+  static Action StartOpenSm(int priority);
+  static Action RestartOpenSm(int priority);
+  static Action StopOpenSm();
+  static Action RaiseProblem(std::string id, std::string text);
+  static Action ClearProblem(std::string id);
+  static Action EmitEvent(std::string kind, std::string text);
+  static Action Reply(bool ok, std::string text);
+
+  // One line for logs and test failure messages: "SetLocalPriority(15)".
+  std::string Describe() const;
+};
+
+using Actions = std::vector<Action>;
+
+}  // namespace smsupd::policy

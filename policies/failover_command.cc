@@ -1,0 +1,72 @@
+// `smctl failover [--to GUID]`: a controlled handover with no moment without
+// a master. The MASTER lowers its own priority to 0 and SIGHUPs OpenSM; the
+// heavy sweep that follows finds a higher SM and hands over to it
+// (osm_state_mgr.c: state_mgr_get_highest_sm, state_mgr_send_handover). The
+// old master stays MASTER until the target has taken over, and the reply is
+// sent only once the fabric shows the new MASTER.
+#include "policies/failover_policy.h"
+#include "policies/priority_plan.h"
+
+namespace smsupd::policy {
+namespace {
+
+std::string SmList(const std::vector<SmEntry>& sms) {
+  std::string text;
+  for (const SmEntry& sm : sms)
+    text += (text.empty() ? "" : ", ") + FormatGuid(sm.guid) + " " + SmStateName(sm.state);
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+bool FailoverPolicy::OnFailoverCommand() {
+  const std::optional<Guid> target = command_ ? command_->target : std::nullopt;
+  if (state_ != SupervisorState::kMaster) {
+    std::string why = std::string("this SM is ") + SupervisorStateName(state_) +
+                      ", not MASTER: a handover is started by the master's smsupd";
+    if (auto master = RemoteMaster()) why += " (run it on the node of " + FormatGuid(master->guid) + ")";
+    Emit(Action::EmitEvent("FAILOVER_REFUSED", why));
+    Emit(Action::Reply(false, why));
+    return false;
+  }
+  std::optional<SmEntry> chosen;
+  if (auto refusal = FailoverRefusal(target, chosen)) {
+    Emit(Action::EmitEvent("FAILOVER_REFUSED", *refusal));
+    Emit(Action::Reply(false, *refusal));
+    return false;
+  }
+  handover_target_ = chosen;
+  handover_reason_ = "operator failover";
+  operator_waiting_ = true;
+  // No flip back: a preempting master that was moved away on purpose stops
+  // claiming until it is master again.
+  parked_ = config_.preempt && config_.role == Role::kMaster;
+  Emit(Action::EmitEvent("FAILOVER_REQUESTED", "handing over to " + FormatGuid(chosen->guid)));
+  return true;
+}
+
+// Why the handover cannot be done, or nullopt with `chosen` set to the SM
+// OpenSM will hand over to.
+std::optional<std::string> FailoverPolicy::FailoverRefusal(
+    const std::optional<Guid>& target, std::optional<SmEntry>& chosen) const {
+  const auto best = BestStandby(view_, config_.local_guid);
+  if (target) {
+    if (*target == config_.local_guid) return FormatGuid(*target) + " is this SM, already MASTER";
+    const SmEntry* entry = nullptr;
+    for (const SmEntry& sm : view_)
+      if (sm.guid == *target) entry = &sm;
+    if (entry == nullptr)
+      return FormatGuid(*target) + " is not an SM of this subnet (SMs: " + SmList(view_) + ")";
+    if (entry->state != SmState::kStandby)
+      return FormatGuid(*target) + " is " + SmStateName(entry->state) + ", not a STANDBY";
+    if (best && best->guid != *target)
+      return "OpenSM hands over to the highest-ranked standby " + FormatGuid(best->guid) +
+             " (priority " + std::to_string(best->priority) + "), not to " +
+             FormatGuid(*target) + " (priority " + std::to_string(entry->priority) + ")";
+  }
+  if (!best) return "no healthy STANDBY SM to hand over to (SMs: " + SmList(view_) + ")";
+  chosen = best;
+  return std::nullopt;
+}
+
+}  // namespace smsupd::policy

@@ -1,0 +1,207 @@
+// Events of the failover state machine, derived from the observation of the
+// step and the condition timers. Which events a step yields never depends on
+// what the state machine would like to hear: the transition table decides
+// what is legal, and anything else is reported.
+#include <algorithm>
+
+#include "policies/failover_policy.h"
+#include "policies/priority_plan.h"
+
+namespace smsupd::policy {
+namespace {
+
+SmEntry* FindEntry(std::vector<SmEntry>& sms, Guid guid) {
+  auto it = std::find_if(sms.begin(), sms.end(), [&](const SmEntry& e) { return e.guid == guid; });
+  return it == sms.end() ? nullptr : &*it;
+}
+
+SmEntry& Upsert(std::vector<SmEntry>& sms, Guid guid) {
+  if (SmEntry* e = FindEntry(sms, guid)) return *e;
+  sms.push_back(SmEntry{guid, 0, SmState::kNotActive, 0});
+  return sms.back();
+}
+
+PolicyEvent LocalEvent(SmState state) {
+  switch (state) {
+    case SmState::kNotActive: return PolicyEvent::kLocalNotActive;
+    case SmState::kDiscovering: return PolicyEvent::kLocalDiscovering;
+    case SmState::kStandby: return PolicyEvent::kLocalStandby;
+    case SmState::kMaster: return PolicyEvent::kLocalMaster;
+  }
+  return PolicyEvent::kLocalNotActive;
+}
+
+std::optional<SmState> IbStateOf(SupervisorState s) {
+  switch (s) {
+    case SupervisorState::kNotActive: return SmState::kNotActive;
+    case SupervisorState::kDiscovering: return SmState::kDiscovering;
+    case SupervisorState::kStandby: return SmState::kStandby;
+    case SupervisorState::kMaster: return SmState::kMaster;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// The SA list, corrected by what this step read directly: the local SM's own
+// SMInfo, and the watched master's answer (or its death, once counted gone).
+void FailoverPolicy::BuildView() {
+  view_ = sms_;
+  const Observation& obs = *observation_;
+  if (obs.opensm.running && obs.local_sm) {
+    SmEntry& local = Upsert(view_, config_.local_guid);
+    local.state = obs.local_sm->state;
+    local.priority = obs.local_sm->priority;
+    if (obs.local_port && obs.local_port->lid != 0) local.lid = obs.local_port->lid;
+  } else if (SmEntry* local = FindEntry(view_, config_.local_guid)) {
+    local->state = SmState::kNotActive;
+  }
+  const auto& w = obs.master;
+  if (!w || w->guid == config_.local_guid) return;
+  if (w->consecutive_misses == 0) {
+    SmEntry& m = Upsert(view_, w->guid);
+    m.lid = w->lid;
+    m.state = w->state;
+    m.priority = w->priority;
+  } else if (MasterGone()) {
+    if (SmEntry* m = FindEntry(view_, w->guid)) m->state = SmState::kNotActive;
+  }
+}
+
+std::optional<SmState> FailoverPolicy::LocalState() const {
+  if (!observation_->opensm.running || !observation_->local_sm) return std::nullopt;
+  return observation_->local_sm->state;
+}
+
+std::vector<SmEntry> FailoverPolicy::Masters() const {
+  std::vector<SmEntry> out;
+  for (const SmEntry& sm : view_)
+    if (sm.state == SmState::kMaster) out.push_back(sm);
+  return out;
+}
+
+std::optional<SmEntry> FailoverPolicy::RemoteMaster() const {
+  std::vector<SmEntry> remote;
+  for (const SmEntry& sm : Masters())
+    if (sm.guid != config_.local_guid) remote.push_back(sm);
+  return ElectionWinner(remote);
+}
+
+bool FailoverPolicy::MasterGone() const {
+  const auto& w = observation_->master;
+  if (!w || w->guid == config_.local_guid) return false;
+  // Port silent too: node or link gone. Port alive: only the SM is silent,
+  // and its own smsupd, if alive, hands over within milliseconds: wait longer.
+  const int needed = w->port_answers == false
+                         ? config_.miss_threshold
+                         : config_.miss_threshold + config_.silent_sm_extra_misses;
+  return w->consecutive_misses >= needed;
+}
+
+bool FailoverPolicy::LocalIsBestCandidate(Guid exclude) const {
+  std::vector<SmEntry> standbys;
+  for (const SmEntry& sm : view_)
+    if (sm.guid != exclude) standbys.push_back(sm);
+  auto best = BestStandby(standbys, /*exclude=*/0);
+  return best && best->guid == config_.local_guid;
+}
+
+void FailoverPolicy::UpdateTimers() {
+  const auto local = LocalState();
+  auto keep = [&](std::optional<TimePoint>& since, bool holds) {
+    if (!holds) since.reset();
+    else if (!since) since = now_;
+  };
+  keep(lost_since_, local == SmState::kStandby && MasterGone());
+  const auto masters = Masters();
+  keep(no_master_since_, observation_->opensm.running && masters.empty());
+  keep(dual_since_, masters.size() >= 2);
+  const auto& w = observation_->master;
+  if (w && w->consecutive_misses == 0 &&
+      (w->guid != act_guid_ || w->act_count != act_count_)) {
+    act_guid_ = w->guid;
+    act_count_ = w->act_count;
+    act_changed_at_ = now_;
+  }
+}
+
+bool FailoverPolicy::MasterLostDue() const {
+  const auto& port = observation_->local_port;
+  // A standby whose own port is down sees every master as gone: never act.
+  if (!lost_since_ || !port || !port->active()) return false;
+  return LocalIsBestCandidate(observation_->master->guid) ||
+         now_ - *lost_since_ >= config_.defer_to_better_candidate;
+}
+
+bool FailoverPolicy::NoMasterDue() const {
+  const auto& port = observation_->local_port;
+  if (LocalState() != SmState::kStandby || !no_master_since_) return false;
+  if (!port || port->port_state == 1) return false;
+  const auto waited = now_ - *no_master_since_;
+  if (waited < config_.no_master_grace) return false;
+  return LocalIsBestCandidate(0) ||
+         waited >= config_.no_master_grace + config_.defer_to_better_candidate;
+}
+
+// A fresh SA list must confirm the second MASTER: the list is refreshed every
+// few seconds and a stale one would show a master that already stepped down.
+bool FailoverPolicy::DualMasterDue() const {
+  return dual_since_ && now_ - *dual_since_ >= config_.dual_master_grace &&
+         sms_fresh_at_ >= *dual_since_;
+}
+
+std::optional<SmEntry> FailoverPolicy::Claimer() const {
+  if (!config_.preempt || state_ != SupervisorState::kMaster) return std::nullopt;
+  if (LocalState() != SmState::kMaster || sms_fresh_at_ <= entered_at_) return std::nullopt;
+  std::vector<SmEntry> claimers;
+  for (const SmEntry& sm : view_)
+    if (sm.guid != config_.local_guid && sm.state == SmState::kStandby &&
+        sm.priority == ClaimPriority(config_))
+      claimers.push_back(sm);
+  return BestStandby(claimers, config_.local_guid);
+}
+
+bool FailoverPolicy::HandoverCompleteDue() const {
+  if (state_ != SupervisorState::kHandingOver || LocalState() == SmState::kMaster)
+    return false;
+  const auto& w = observation_->master;
+  for (const SmEntry& m : Masters()) {
+    if (m.guid == config_.local_guid) continue;
+    const bool read_now = w && w->guid == m.guid && w->consecutive_misses == 0;
+    if (read_now || sms_fresh_at_ > entered_at_) return true;
+  }
+  return false;
+}
+
+std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
+  using E = PolicyEvent;
+  std::vector<E> events;
+  if (exit_pending_) events.push_back(E::kOpenSmExited);
+  if (start_pending_) events.push_back(E::kOpenSmStarted);
+  if (command_)
+    events.push_back(command_->kind == OperatorCommand::Kind::kStop ? E::kStopCommand
+                                                                     : E::kFailoverCommand);
+  const auto& port = observation_->local_port;
+  if (state_ == SupervisorState::kStarting && !observation_->opensm.running &&
+      (now_ >= deadline_ || (port && (!port->active() || sms_known_))))
+    events.push_back(E::kStartupReady);
+  if (const auto local = LocalState()) {
+    const auto mirrored = IbStateOf(state_);
+    const bool waiting = state_ == SupervisorState::kTakingOver ||
+                         state_ == SupervisorState::kHandingOver ||
+                         state_ == SupervisorState::kStopping;
+    if ((mirrored && *mirrored != *local) || waiting) events.push_back(LocalEvent(*local));
+  }
+  const bool timed = state_ == SupervisorState::kTakingOver ||
+                     state_ == SupervisorState::kHandingOver ||
+                     state_ == SupervisorState::kStopping;
+  if (timed && now_ >= deadline_) events.push_back(E::kDeadline);
+  if (HandoverCompleteDue()) events.push_back(E::kHandoverComplete);
+  if (MasterLostDue()) events.push_back(E::kMasterLost);
+  if (NoMasterDue()) events.push_back(E::kNoMaster);
+  if (DualMasterDue()) events.push_back(E::kDualMaster);
+  if (Claimer()) events.push_back(E::kClaimSeen);
+  return events;
+}
+
+}  // namespace smsupd::policy

@@ -1,0 +1,206 @@
+// What the failover policy does on each event. A handler emits actions and
+// returns the guard of its transition (true: the table's `to`, false: its
+// `otherwise`); the table alone decides which pairs are legal.
+#include "policies/failover_policy.h"
+#include "policies/priority_plan.h"
+
+namespace smsupd::policy {
+namespace {
+
+std::string Describe(const SmEntry& sm) {
+  return FormatGuid(sm.guid) + " (lid " + std::to_string(sm.lid) + ", priority " +
+         std::to_string(sm.priority) + ")";
+}
+
+}  // namespace
+
+bool FailoverPolicy::Handle(PolicyEvent event) {
+  using E = PolicyEvent;
+  switch (event) {
+    case E::kStartupReady: return OnStartupReady();
+    case E::kOpenSmStarted: return OnOpenSmStarted();
+    case E::kOpenSmExited: return OnOpenSmExited();
+    case E::kMasterLost: return OnMasterLost();
+    case E::kNoMaster: return OnNoMaster();
+    case E::kDualMaster: return OnDualMaster();
+    case E::kClaimSeen: return OnClaimSeen();
+    case E::kHandoverComplete: return OnHandoverComplete();
+    case E::kDeadline: return OnDeadline();
+    case E::kFailoverCommand: return OnFailoverCommand();
+    case E::kStopCommand: return OnStopCommand();
+    case E::kLocalNotActive:
+    case E::kLocalDiscovering:
+    case E::kLocalStandby:
+    case E::kLocalMaster:
+      return true;  // the state follows what OpenSM reports
+  }
+  return true;
+}
+
+bool FailoverPolicy::OnStartupReady() {
+  const int priority = StartPriority(config_, RemoteMaster());
+  commanded_priority_ = priority;
+  Emit(Action::StartOpenSm(priority));
+  return true;
+}
+
+bool FailoverPolicy::OnOpenSmStarted() {
+  start_pending_ = false;
+  if (state_ == SupervisorState::kStarting) {
+    // Adopted a running OpenSM (smsupd restarted): take its priority as ours.
+    const auto& local = observation_->local_sm;
+    commanded_priority_ = local ? local->priority : config_.standby_priority;
+    Emit(Action::EmitEvent("OPENSM_ADOPTED", "running OpenSM adopted"));
+  }
+  return true;
+}
+
+// The local child died. If it was MASTER, the best STANDBY gets a HANDOVER
+// now instead of noticing after its own polling (FABRIC.md: 0.74-0.84 s
+// against 50-60 s). Then restart as a standby under whoever is master.
+bool FailoverPolicy::OnOpenSmExited() {
+  exit_pending_ = false;
+  const std::string info = observation_->opensm.exit_info;
+  if (stopping_ || state_ == SupervisorState::kStopping) return !stopping_;
+  const bool was_master =
+      state_ == SupervisorState::kMaster || state_ == SupervisorState::kHandingOver ||
+      last_local_state_ == SmState::kMaster;
+  std::optional<SmEntry> master = RemoteMaster();
+  if (was_master) {
+    if (auto best = BestStandby(view_, config_.local_guid)) {
+      Emit(Action::SendHandover(best->guid, best->lid, "local MASTER OpenSM exited (" + info + ")"));
+      Emit(Action::EmitEvent("HANDOVER_SENT", "to " + Describe(*best) + " after OpenSM " + info));
+      master = best;
+    } else {
+      Emit(Action::EmitEvent("MASTER_LOST", "local MASTER OpenSM exited (" + info +
+                                                "); no STANDBY to hand over to"));
+    }
+  }
+  if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+  const int priority = StartPriority(config_, master);
+  commanded_priority_ = priority;
+  Emit(Action::RestartOpenSm(priority));
+  return true;
+}
+
+bool FailoverPolicy::OnMasterLost() {
+  const MasterWatch& w = *observation_->master;
+  const std::string why = "master " + FormatGuid(w.guid) + " missed " +
+                          std::to_string(w.consecutive_misses) + " SMInfo polls, its port " +
+                          (w.port_answers == false ? "is silent (node gone)"
+                                                   : "answers (SM process dead)");
+  Emit(Action::EmitEvent("MASTER_LOST", why));
+  Emit(Action::TakeOver(why));
+  return true;
+}
+
+bool FailoverPolicy::OnNoMaster() {
+  const std::string why = "no MASTER in the subnet for " +
+                          std::to_string(std::chrono::duration_cast<Duration>(
+                                             now_ - *no_master_since_).count()) + " ms";
+  Emit(Action::EmitEvent("NO_MASTER", why));
+  Emit(Action::TakeOver(why));
+  return true;
+}
+
+// Two MASTERs: OpenSM's own election says who should win. A losing local
+// SM yields; any other smsupd kicks the remote losers with a HANDOVER, which
+// makes a MASTER sweep and hand over to the higher one (osm_sm_state_mgr.c).
+bool FailoverPolicy::OnDualMaster() {
+  const auto masters = Masters();
+  const auto winner = ElectionWinner(masters);
+  Emit(Action::EmitEvent("DUAL_MASTER", std::to_string(masters.size()) +
+                                            " MASTERs; OpenSM's election picks " +
+                                            Describe(*winner)));
+  if (state_ == SupervisorState::kMaster && winner->guid != config_.local_guid) {
+    handover_target_ = winner;
+    handover_reason_ = "dual master";
+    return true;
+  }
+  if (last_kick_ && now_ - *last_kick_ < config_.dual_master_grace) return false;
+  last_kick_ = now_;
+  for (const SmEntry& m : masters) {
+    if (m.guid == winner->guid || m.guid == config_.local_guid) continue;
+    Emit(Action::SendHandover(m.guid, m.lid, "dual master: make it sweep and yield to " +
+                                                 FormatGuid(winner->guid)));
+  }
+  return false;
+}
+
+bool FailoverPolicy::OnClaimSeen() {
+  const auto claimer = Claimer();
+  const auto best = BestStandby(view_, config_.local_guid);
+  if (!best || best->guid != claimer->guid) {
+    // OpenSM would hand over to `best`, not to the claimer: do not yield.
+    if (!preempt_blocked_reported_)
+      Emit(Action::EmitEvent("PREEMPT_BLOCKED", "claimer " + Describe(*claimer) +
+                                                    " is not the best standby"));
+    preempt_blocked_reported_ = true;
+    return false;
+  }
+  Emit(Action::EmitEvent("PREEMPT", "returning master " + Describe(*claimer) +
+                                        " claims mastership; yielding"));
+  handover_target_ = claimer;
+  handover_reason_ = "preempt";
+  return true;
+}
+
+bool FailoverPolicy::OnHandoverComplete() {
+  const auto master = RemoteMaster();
+  Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + Describe(*master)));
+  problems_.ClearSticky(kProblemHandoverFailed);
+  if (operator_waiting_)
+    Emit(Action::Reply(true, "mastership handed over to " + Describe(*master)));
+  operator_waiting_ = false;
+  return !stopping_;
+}
+
+bool FailoverPolicy::OnDeadline() {
+  switch (state_) {
+    case SupervisorState::kTakingOver:
+      problems_.SetSticky(kProblemTakeoverFailed,
+                          "the local SM did not become MASTER after a HANDOVER");
+      Emit(Action::EmitEvent("TAKEOVER_FAILED", "local SM not MASTER in time"));
+      return true;
+    case SupervisorState::kHandingOver:
+      problems_.SetSticky(kProblemHandoverFailed,
+                          "no other SM became MASTER after lowering the local priority");
+      Emit(Action::EmitEvent("HANDOVER_FAILED", handover_reason_));
+      if (operator_waiting_)
+        Emit(Action::Reply(false, "handover did not complete in time; still MASTER"));
+      operator_waiting_ = false;
+      return !stopping_;  // a stop proceeds anyway: SIGTERM must end
+    case SupervisorState::kStopping:
+      Emit(Action::EmitEvent("OPENSM_STOP_TIMEOUT", "OpenSM did not exit in time"));
+      return true;
+    default:
+      return true;
+  }
+}
+
+bool FailoverPolicy::OnStopCommand() {
+  command_.reset();
+  switch (state_) {
+    case SupervisorState::kMaster:
+      if (auto best = BestStandby(view_, config_.local_guid)) {
+        stopping_ = true;
+        handover_target_ = best;
+        handover_reason_ = "stop";
+        return true;
+      }
+      Emit(Action::EmitEvent("STOP_WITHOUT_STANDBY",
+                             "stopping the only SM: the subnet has no master"));
+      return false;
+    case SupervisorState::kHandingOver:
+      stopping_ = true;
+      return true;
+    case SupervisorState::kStarting:
+    case SupervisorState::kRecovering:
+      Emit(Action::StopOpenSm());  // cancels a pending (re)start
+      return true;
+    default:
+      return true;
+  }
+}
+
+}  // namespace smsupd::policy

@@ -1,0 +1,189 @@
+#include "policies/failover_policy.h"
+
+#include <algorithm>
+
+#include "policies/priority_plan.h"
+
+namespace smsupd::policy {
+namespace {
+
+// A step that keeps changing state is a bug, not a fabric condition: cap it.
+constexpr int kMaxTransitionsPerStep = 8;
+
+}  // namespace
+
+const char* SmStateName(SmState state) {
+  switch (state) {
+    case SmState::kNotActive: return "NOTACTIVE";
+    case SmState::kDiscovering: return "DISCOVERING";
+    case SmState::kStandby: return "STANDBY";
+    case SmState::kMaster: return "MASTER";
+  }
+  return "?";
+}
+
+FailoverPolicy::FailoverPolicy(PolicyConfig config, TimePoint now)
+    : config_(std::move(config)), now_(now), entered_at_(now),
+      deadline_(now + config_.startup_wait), sms_fresh_at_(now), act_changed_at_(now),
+      standby_since_(now) {}
+
+void FailoverPolicy::ForceStateForTest(SupervisorState state, TimePoint now) {
+  state_ = state;
+  now_ = entered_at_ = standby_since_ = now;
+  const bool running = state != SupervisorState::kStarting &&
+                       state != SupervisorState::kRecovering &&
+                       state != SupervisorState::kStopped;
+  was_running_ = running;
+  if (state == SupervisorState::kTakingOver) deadline_ = now + config_.takeover_timeout;
+  if (state == SupervisorState::kHandingOver) deadline_ = now + config_.handover_timeout;
+  if (state == SupervisorState::kStopping) deadline_ = now + config_.stop_timeout;
+}
+
+Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
+  actions_.clear();
+  now_ = now;
+  observation_ = &observation;
+  Absorb(observation);
+  std::set<PolicyEvent> done;
+  for (int round = 0; round < kMaxTransitionsPerStep; ++round) {
+    const SupervisorState before = state_;
+    for (PolicyEvent event : DeriveEvents()) {
+      if (!done.insert(event).second) continue;
+      Apply(event);
+      if (state_ != before) break;  // re-derive in the new state
+    }
+    if (state_ == before) break;
+  }
+  ReconcilePriority();
+  UpdateProblems();
+  if (auto s = LocalState()) last_local_state_ = s;
+  observation_ = nullptr;
+  return std::move(actions_);
+}
+
+void FailoverPolicy::Absorb(const Observation& observation) {
+  const bool running = observation.opensm.running;
+  if (was_running_ && !running) exit_pending_ = true;
+  if (!was_running_ && running) start_pending_ = true;
+  was_running_ = running;
+  if (observation.command) command_ = observation.command;
+  if (observation.sms) {
+    sms_ = *observation.sms;
+    sms_known_ = true;
+    sms_fresh_at_ = now_;
+  }
+  BuildView();
+  UpdateTimers();
+}
+
+void FailoverPolicy::Apply(PolicyEvent event) {
+  const Transition* t = FindTransition(state_, event);
+  if (t == nullptr) {
+    // Illegal pair: report it once per visit of the state, never act on it.
+    if (illegal_reported_.insert({state_, event}).second)
+      Emit(Action::EmitEvent("FAILOVER_ILLEGAL_EVENT",
+                             std::string(PolicyEventName(event)) + " in state " +
+                                 SupervisorStateName(state_) + " ignored"));
+    if (event == PolicyEvent::kFailoverCommand)
+      Emit(Action::Reply(false, std::string("not possible in state ") +
+                                    SupervisorStateName(state_)));
+  }
+  const bool guard = t == nullptr || Handle(event);
+  ConsumeOneShot(event);
+  if (t == nullptr) return;
+  const SupervisorState next = guard ? t->to : t->otherwise;
+  if (next != state_) Enter(next, event);
+}
+
+// Edges and commands are delivered once, whether legal or not.
+void FailoverPolicy::ConsumeOneShot(PolicyEvent event) {
+  switch (event) {
+    case PolicyEvent::kOpenSmExited: exit_pending_ = false; break;
+    case PolicyEvent::kOpenSmStarted: start_pending_ = false; break;
+    case PolicyEvent::kFailoverCommand:
+    case PolicyEvent::kStopCommand: command_.reset(); break;
+    default: break;
+  }
+}
+
+void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
+  Emit(Action::EmitEvent("FAILOVER_TRANSITION",
+                         std::string(SupervisorStateName(state_)) + " -> " +
+                             SupervisorStateName(next) + " on " + PolicyEventName(event)));
+  state_ = next;
+  entered_at_ = now_;
+  illegal_reported_.clear();
+  switch (next) {
+    case SupervisorState::kTakingOver:
+      deadline_ = now_ + config_.takeover_timeout;
+      break;
+    case SupervisorState::kHandingOver:
+      deadline_ = now_ + config_.handover_timeout;
+      SetPriority(kYieldPriority);
+      break;
+    case SupervisorState::kStopping:
+      deadline_ = now_ + config_.stop_timeout;
+      Emit(Action::StopOpenSm());
+      break;
+    case SupervisorState::kMaster:
+      parked_ = false;
+      problems_.ClearSticky(kProblemTakeoverFailed);
+      break;
+    case SupervisorState::kStandby:
+      standby_since_ = now_;
+      preempt_blocked_reported_ = false;
+      break;
+    default:
+      break;
+  }
+  if (next != SupervisorState::kHandingOver && next != SupervisorState::kStopping) {
+    handover_target_.reset();
+    operator_waiting_ = false;
+  }
+}
+
+void FailoverPolicy::SetPriority(int priority) {
+  if (commanded_priority_ == priority) return;
+  commanded_priority_ = priority;
+  Emit(Action::SetLocalPriority(priority));
+}
+
+// Holds the plan of priority_plan.h in the steady states; transitional
+// states keep what their entry set.
+void FailoverPolicy::ReconcilePriority() {
+  if (!observation_->opensm.running || !commanded_priority_) return;
+  if (state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster) {
+    SetPriority(config_.master_priority);
+  } else if (state_ == SupervisorState::kStandby) {
+    SetPriority(StandbyPriority(config_, Claiming(), RemoteMaster()));
+  }
+}
+
+void FailoverPolicy::UpdateProblems() {
+  ProblemInputs in;
+  in.sms = view_;
+  in.local_guid = config_.local_guid;
+  in.local_state = observation_->opensm.running ? LocalState() : std::nullopt;
+  in.local_port = observation_->local_port;
+  in.opensm_running = observation_->opensm.running;
+  in.sms_known = sms_known_;
+  in.inventory = config_.inventory;
+  in.sm_key_mismatch = observation_->sm_key_mismatch;
+  in.dual_master_settled = dual_since_ && now_ - *dual_since_ >= config_.dual_master_grace;
+  in.no_master_settled = no_master_since_ && now_ - *no_master_since_ >= config_.no_master_grace;
+  const auto& w = observation_->master;
+  in.act_count_stalled = w && w->consecutive_misses == 0 && w->guid == act_guid_ &&
+                         now_ - act_changed_at_ >= config_.act_count_stall;
+  if (w) in.watched_master = w->guid;
+  for (Action& a : problems_.Update(DetectProblems(in))) Emit(std::move(a));
+}
+
+bool FailoverPolicy::Claiming() const {
+  if (!config_.preempt || config_.role != Role::kMaster || parked_) return false;
+  if (state_ != SupervisorState::kStandby || now_ - standby_since_ < config_.hold_time)
+    return false;
+  const auto& port = observation_->local_port;
+  return port && port->active() && !observation_->sm_key_mismatch && RemoteMaster();
+}
+
+}  // namespace smsupd::policy

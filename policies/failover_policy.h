@@ -1,0 +1,167 @@
+// The master/standby failover policy: a pure state machine. The daemon calls
+// Decide(observation, now) after every poll result, child exit or command and
+// executes the returned actions in order. No I/O, no threads, no sleeping:
+// time only enters through `now` (STYLE habit 2).
+//
+//                  STARTUP_READY / OPENSM_STARTED (adopt)
+//   STARTING ----------------------------------------------> NOTACTIVE
+//                                                           |   ^   |
+//                                         LOCAL_DISCOVERING v   |   | LOCAL_STANDBY
+//                                                   DISCOVERING |   |  / LOCAL_MASTER
+//               LOCAL_MASTER (OpenSM won or got a HANDOVER)  |   |   v
+//        +------------------------------------------------ STANDBY <------------+
+//        |                                                   |                  |
+//        |                   MASTER_LOST / NO_MASTER         |                  |
+//        |                  (TakeOver: HANDOVER to self)     v                  |
+//        |                                             TAKING_OVER              |
+//        |                 LOCAL_MASTER                  |      | DEADLINE ---->+
+//        v  <--------------------------------------------+                      |
+//      MASTER --- FAILOVER / STOP / CLAIM_SEEN / DUAL_MASTER (local loses) ---+  |
+//        ^          (SetLocalPriority(0): OpenSM hands over by itself)        v  |
+//        +------------------ DEADLINE (priority restored) --------------- HANDING_OVER
+//                                                HANDOVER_COMPLETE ------------+
+//                                               (stop pending: -> STOPPING)
+//
+//   any state with OpenSM running --OPENSM_EXITED--> RECOVERING
+//        (from MASTER: SendHandover to the best STANDBY first; RestartOpenSm at a
+//         standby priority in every case)   RECOVERING --OPENSM_STARTED--> NOTACTIVE
+//   STOP_COMMAND: MASTER -> HANDING_OVER -> STOPPING; others -> STOPPING;
+//   STOPPING --OPENSM_EXITED / DEADLINE--> STOPPED.
+//
+// The full transition table (legal pairs, guards) is transition_table.cc;
+// every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.
+// Priorities follow priority_plan.h. Timing and the OpenSM behaviour relied
+// on are in docs/failover.md.
+//
+// Safety rules the events encode:
+// - MASTER_LOST needs miss_threshold consecutive missed SMInfo polls AND the
+//   master's port silent too (node/link gone), or miss_threshold +
+//   silent_sm_extra_misses when the port still answers (SM process dead or
+//   hung: its own smsupd normally hands over first). Any answer, however late,
+//   resets the count: a busy master is never taken over.
+// - Only the best-ranked STANDBY acts at once; the others wait
+//   defer_to_better_candidate, so two standbys never both take over.
+// - A STANDBY never ranks above the master; raising a priority happens only on
+//   the node that is already MASTER (FABRIC.md: the paths seen to be safe).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "policies/action.h"
+#include "policies/observation.h"
+#include "policies/policy_config.h"
+#include "policies/problems.h"
+#include "policies/transition_table.h"
+
+namespace smsupd::policy {
+
+class FailoverPolicy {
+ public:
+  FailoverPolicy(PolicyConfig config, TimePoint now);
+
+  // One step. `observation.command` is consumed in this step.
+  Actions Decide(const Observation& observation, TimePoint now);
+
+  SupervisorState state() const { return state_; }
+  // The sm_priority last asked of OpenSM (start, restart or SIGHUP).
+  std::optional<int> commanded_priority() const { return commanded_priority_; }
+  // The SMs as the policy sees them now (SA list + direct SMInfo reads).
+  const std::vector<SmEntry>& view() const { return view_; }
+  const ProblemSet& problems() const { return problems_.raised(); }
+  const PolicyConfig& config() const { return config_; }
+
+  // Test hook: put the machine in a state as if it had got there, with the
+  // OpenSM child running (used by the table-driven transition tests).
+  void ForceStateForTest(SupervisorState state, TimePoint now);
+
+ private:
+  // failover_policy.cc: the step loop and the state machine core.
+  void Absorb(const Observation& observation);
+  void Apply(PolicyEvent event);
+  void ConsumeOneShot(PolicyEvent event);
+  void Enter(SupervisorState next, PolicyEvent event);
+  void ReconcilePriority();
+  void UpdateProblems();
+  void Emit(Action action) { actions_.push_back(std::move(action)); }
+
+  // failover_events.cc: events derived from the observation and timers.
+  void UpdateTimers();
+  std::vector<PolicyEvent> DeriveEvents() const;
+  void BuildView();
+  std::optional<SmState> LocalState() const;
+  std::optional<SmEntry> RemoteMaster() const;
+  std::vector<SmEntry> Masters() const;
+  bool MasterGone() const;
+  bool LocalIsBestCandidate(Guid exclude) const;
+  bool MasterLostDue() const;
+  bool NoMasterDue() const;
+  bool DualMasterDue() const;
+  std::optional<SmEntry> Claimer() const;
+  bool HandoverCompleteDue() const;
+  bool Claiming() const;
+
+  // failover_handlers.cc: one handler per event; the return value is the
+  // transition's guard (true: go to `to`, false: go to `otherwise`).
+  bool Handle(PolicyEvent event);
+  bool OnStartupReady();
+  bool OnOpenSmStarted();
+  bool OnOpenSmExited();
+  bool OnMasterLost();
+  bool OnNoMaster();
+  bool OnDualMaster();
+  bool OnClaimSeen();
+  bool OnHandoverComplete();
+  bool OnDeadline();
+  bool OnFailoverCommand();
+  std::optional<std::string> FailoverRefusal(const std::optional<Guid>& target,
+                                             std::optional<SmEntry>& chosen) const;
+  bool OnStopCommand();
+  void SetPriority(int priority);
+
+  PolicyConfig config_;
+  SupervisorState state_ = SupervisorState::kStarting;
+  TimePoint now_;
+  TimePoint entered_at_;
+  TimePoint deadline_;
+  Actions actions_;                    // of the current step
+  const Observation* observation_ = nullptr;  // of the current step
+
+  // Facts carried between steps.
+  std::vector<SmEntry> sms_;   // last SA list
+  bool sms_known_ = false;
+  TimePoint sms_fresh_at_;
+  std::vector<SmEntry> view_;  // sms_ overlaid with this step's direct reads
+  bool was_running_ = false;
+  bool exit_pending_ = false;
+  bool start_pending_ = false;
+  std::optional<OperatorCommand> command_;
+  std::optional<int> commanded_priority_;
+  std::optional<SmState> last_local_state_;
+
+  // Condition timers (set when a condition starts, cleared when it ends).
+  std::optional<TimePoint> lost_since_;
+  std::optional<TimePoint> no_master_since_;
+  std::optional<TimePoint> dual_since_;
+  std::optional<TimePoint> last_kick_;
+  Guid act_guid_ = 0;
+  std::uint32_t act_count_ = 0;
+  TimePoint act_changed_at_;
+  TimePoint standby_since_;
+
+  // Handover in progress.
+  std::optional<SmEntry> handover_target_;
+  std::string handover_reason_;
+  bool stopping_ = false;          // stop once the handover completes
+  bool operator_waiting_ = false;  // a failover command awaits its reply
+  bool parked_ = false;            // preempt claim suspended (operator moved us)
+  bool preempt_blocked_reported_ = false;
+
+  ProblemTracker problems_;
+  std::set<std::pair<SupervisorState, PolicyEvent>> illegal_reported_;
+};
+
+}  // namespace smsupd::policy

@@ -1,0 +1,50 @@
+// Settings of the failover policy. The daemon fills them from smsupd.yaml
+// (sm.role, sm.priority, sm.preempt, the inventory of hosts) and from the
+// timing defaults documented in docs/failover.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/guid.h"
+#include "policies/observation.h"
+
+namespace smsupd::policy {
+
+enum class Role { kMaster, kStandby };
+
+struct PolicyConfig {
+  Guid local_guid = 0;  // port GUID the local OpenSM binds
+  Role role = Role::kStandby;
+  // The two steady priorities (YAML sm.priority fills the one of this node's
+  // role). Whichever SM is MASTER holds master_priority; every other SM holds
+  // standby_priority. See priority_plan.h for the full plan.
+  int master_priority = 15;
+  int standby_priority = 5;
+  bool preempt = true;
+  // preempt: a returning role-master claims mastership back only after its
+  // OpenSM has been a healthy STANDBY this long (no flapping).
+  Duration hold_time{60000};
+  // Consecutive missed master SMInfo polls before the master counts as gone
+  // when its port does not answer either (node or link gone).
+  int miss_threshold = 3;
+  // Extra misses required when the master's port still answers (SM process
+  // dead or hung on a live node): its own smsupd normally hands over first.
+  int silent_sm_extra_misses = 3;
+  // A STANDBY that is not the best candidate waits this long for the best.
+  Duration defer_to_better_candidate{1000};
+  Duration no_master_grace{1000};       // no MASTER anywhere this long
+  Duration dual_master_grace{2000};     // OpenSM's own resolution gets this
+  Duration startup_wait{3000};          // wait for SA data before first start
+  Duration takeover_timeout{3000};      // HANDOVER to self until MASTER
+  Duration handover_timeout{5000};      // yield until the target is MASTER
+  Duration stop_timeout{10000};         // StopOpenSm until the child is gone
+  Duration act_count_stall{10000};      // master answers, ActCount frozen
+  // Known SM port GUIDs (inventory). Empty: the check is off.
+  std::vector<Guid> inventory;
+};
+
+// Empty when usable; otherwise why not (for the daemon's startup log).
+std::string CheckPolicyConfig(const PolicyConfig& config);
+
+}  // namespace smsupd::policy

@@ -1,0 +1,64 @@
+// Health problems the failover policy raises and clears. IDs are stable
+// (docs/failover.md lists them; operators grep for them); the text may change.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policies/action.h"
+#include "policies/observation.h"
+
+namespace smsupd::policy {
+
+inline constexpr char kProblemDualMaster[] = "DUAL_MASTER";
+inline constexpr char kProblemNoMaster[] = "NO_MASTER";
+inline constexpr char kProblemEqualPriority[] = "EQUAL_PRIORITY";
+inline constexpr char kProblemUnknownSm[] = "UNKNOWN_SM";
+inline constexpr char kProblemSmKeyMismatch[] = "SM_KEY_MISMATCH";
+inline constexpr char kProblemActCountStalled[] = "MASTER_ACTCOUNT_STALLED";
+inline constexpr char kProblemNoStandby[] = "NO_STANDBY";
+inline constexpr char kProblemLocalPortDown[] = "LOCAL_PORT_DOWN";
+inline constexpr char kProblemHandoverFailed[] = "HANDOVER_FAILED";
+inline constexpr char kProblemTakeoverFailed[] = "TAKEOVER_FAILED";
+
+// Problem id -> text, as currently present.
+using ProblemSet = std::map<std::string, std::string>;
+
+// What DetectProblems looks at. Durations are worked out by the policy.
+struct ProblemInputs {
+  std::vector<SmEntry> sms;  // the policy's view (SA list + direct reads)
+  Guid local_guid = 0;
+  std::optional<SmState> local_state;  // nullopt: OpenSM not running
+  std::optional<LocalPort> local_port;
+  bool opensm_running = false;
+  bool sms_known = false;           // at least one SA list seen
+  std::vector<Guid> inventory;      // empty: UNKNOWN_SM check off
+  bool sm_key_mismatch = false;
+  bool dual_master_settled = false;  // >= 2 MASTERs beyond the grace
+  bool no_master_settled = false;    // no MASTER beyond the grace
+  bool act_count_stalled = false;
+  std::optional<Guid> watched_master;  // for the ActCount text
+};
+
+// The problems present in `in`, independent of history.
+ProblemSet DetectProblems(const ProblemInputs& in);
+
+// Remembers what is raised and turns a new set into Raise/Clear actions.
+class ProblemTracker {
+ public:
+  // `sticky` problems (HANDOVER_FAILED, TAKEOVER_FAILED) are set and cleared
+  // by the policy itself and merged into every update.
+  Actions Update(const ProblemSet& detected);
+  void SetSticky(const std::string& id, const std::string& text);
+  void ClearSticky(const std::string& id);
+  bool IsRaised(const std::string& id) const { return raised_.count(id) != 0; }
+  const ProblemSet& raised() const { return raised_; }
+
+ private:
+  ProblemSet raised_;
+  ProblemSet sticky_;
+};
+
+}  // namespace smsupd::policy
