@@ -1,0 +1,31 @@
+#include "daemon/fabric/fabric.h"
+
+namespace smsupd {
+
+const char* SmStateName(SmState state) {
+  switch (state) {
+    case SmState::kNotActive:
+      return "NOTACTIVE";
+    case SmState::kDiscovering:
+      return "DISCOVERING";
+    case SmState::kStandby:
+      return "STANDBY";
+    case SmState::kMaster:
+      return "MASTER";
+  }
+  return "UNKNOWN";
+}
+
+Status CheckSmInfoPayload(const SmInfo& info) {
+  if (info.guid == 0) {
+    return Error{"refusing to send SMInfo with GUID 0: a standby would poll "
+                 "GUID 0 for ever and never take over"};
+  }
+  if (info.priority < 0 || info.priority > 15) {
+    return Error{"SMInfo priority " + std::to_string(info.priority) +
+                 " is outside 0..15"};
+  }
+  return Status::Ok();
+}
+
+}  // namespace smsupd

@@ -1,0 +1,137 @@
+// The fabric as smsupd sees it: a few management queries (SMInfo, PortInfo,
+// NodeInfo, P_Key tables, the SA's SMInfoRecords) and one command (SMInfo
+// HANDOVER). The real implementation speaks libibmad/libibumad on the local
+// port (umad_fabric.h); unit tests use tests/daemon/fabric/fake_fabric.h.
+//
+// Contract for every call:
+// - it blocks the calling thread and returns within a bounded time set by the
+//   implementation's MAD timeout and retries (UmadFabricOptions); a MAD that
+//   gets no answer is an Error, never an exception. Run calls through
+//   MadWorker (mad_worker.h), which adds a watchdog deadline on top, because
+//   a simulated umad device may never time a dropped MAD out.
+// - calls are not thread-safe: one thread (the MAD thread) makes them all.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/guid.h"
+#include "common/result.h"
+
+namespace smsupd {
+
+// SMInfo.SMState (IBA 14.2.5.13).
+enum class SmState { kNotActive = 0, kDiscovering = 1, kStandby = 2, kMaster = 3 };
+
+// "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" (the names smctl prints).
+const char* SmStateName(SmState state);
+
+// SMInfo as an SM reports it. act_count counts the QP0 MADs that SM sent
+// (our own polls raise it): a reply proves the SM process answers, not that
+// it sweeps.
+struct SmInfo {
+  Guid guid = 0;
+  uint64_t sm_key = 0;
+  uint32_t act_count = 0;
+  int priority = 0;  // 0..15
+  SmState state = SmState::kNotActive;
+};
+
+// PortInfo.PortState values (IBA 14.2.5.6).
+inline constexpr int kPortStateDown = 1;
+inline constexpr int kPortStateInit = 2;
+inline constexpr int kPortStateArmed = 3;
+inline constexpr int kPortStateActive = 4;
+// PortInfo.CapabilityMask bit IsSM: an SM runs behind this port.
+inline constexpr uint32_t kCapabilityIsSm = 1u << 1;
+
+struct PortInfo {
+  uint16_t lid = 0;
+  uint16_t sm_lid = 0;  // the LID of the master SM this port was told about
+  int port_state = 0;   // 1 Down, 2 Init, 3 Armed, 4 Active
+  int phys_state = 0;   // 1 Sleep, 2 Polling, 3 Disabled, 4 PortConfigurationTraining, 5 LinkUp
+  int lmc = 0;
+  uint32_t capability_mask = 0;
+  int local_port = 0;  // PortInfo.LocalPortNum: the port the query arrived on
+  Guid port_guid = 0;  // only from LocalPortInfo(); PortInfo itself has no GUID
+
+  bool is_sm() const { return (capability_mask & kCapabilityIsSm) != 0; }
+};
+
+// NodeInfo.NodeType (IBA 14.2.5.3).
+enum class NodeType { kUnknown = 0, kCa = 1, kSwitch = 2, kRouter = 3 };
+
+struct NodeInfo {
+  NodeType type = NodeType::kUnknown;
+  int num_ports = 0;
+  Guid node_guid = 0;
+  Guid port_guid = 0;  // of the port the query arrived on
+  int partition_cap = 0;
+  int local_port = 0;
+};
+
+// One row of the SA's SMInfoRecord table (SubnAdmGetTable, attribute 0x18).
+struct SmRecord {
+  uint16_t lid = 0;
+  SmInfo info;
+};
+
+// A port of a local channel adapter (read from umad/sysfs, no MAD sent).
+struct LocalPort {
+  std::string ca_name;  // e.g. "mlx5_0" or "ibsim0"
+  int port_num = 0;
+  Guid port_guid = 0;
+  int port_state = 0;  // as PortInfo.port_state
+  uint16_t lid = 0;
+  uint16_t sm_lid = 0;
+};
+
+// Abstract fabric access. Every call is blocking with a bounded duration; see
+// the contract at the top of this file.
+class Fabric {
+ public:
+  virtual ~Fabric() = default;
+
+  // PortInfo of the local port (the one the SM runs on), queried with a
+  // directed-route SMP so it works before the port has a LID.
+  virtual Result<PortInfo> LocalPortInfo() = 0;
+  virtual Result<Guid> LocalPortGuid() = 0;
+  // Every local CA port whose state is Active. The daemon uses it to pick
+  // the port when sm.port_guid is not configured (exactly one, else it asks
+  // the operator to choose).
+  virtual Result<std::vector<LocalPort>> ActivePorts() = 0;
+
+  // SubnGet(SMInfo) to the SM behind `lid`. An error means no SM answered:
+  // the SM process is gone, or the node is (tell them apart with
+  // GetPortInfo, which the HCA answers without an SM).
+  virtual Result<SmInfo> GetSmInfo(uint16_t lid) = 0;
+  // SubnGet(PortInfo) of `port` at `lid`; port 0 on a CA means "the port
+  // that owns this LID", on a switch the management port.
+  virtual Result<PortInfo> GetPortInfo(uint16_t lid, int port) = 0;
+  virtual Result<NodeInfo> GetNodeInfo(uint16_t lid) = 0;
+  // SubnAdmGetTable(SMInfoRecord) from the SA at the master SM's LID (as
+  // the local port knows it): every SM the master knows of, itself included.
+  virtual Result<std::vector<SmRecord>> GetSmInfoRecords() = 0;
+  // The whole P_Key table of `port` at `lid` (every block up to the port's
+  // partition capacity), in table order. Entries are raw: bit 15 set means
+  // full membership, 0x0000 is an empty slot (kept, so indices are real).
+  virtual Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) = 0;
+
+  // SubnSet(SMInfo) with AttributeModifier HANDOVER to the SM at
+  // `target_lid`, carrying `local` as the sending (master) SM's SMInfo.
+  // OpenSM accepts it only from a MASTER (the payload's state is always
+  // sent as MASTER) and, if the target is STANDBY, becomes MASTER at once.
+  //
+  // RULE (FABRIC.md): never send an SMInfo Set with GUID 0. A standby told
+  // GUID 0 polls GUID 0 for ever and never takes over. `local.guid` must be
+  // the real port GUID of an SM; CheckSmInfoPayload() refuses 0, and every
+  // implementation returns that error without sending anything.
+  virtual Status SendHandover(uint16_t target_lid, const SmInfo& local) = 0;
+};
+
+// The payload rule above, shared by every implementation: ok, or the reason
+// the payload must not go on the wire.
+Status CheckSmInfoPayload(const SmInfo& info);
+
+}  // namespace smsupd

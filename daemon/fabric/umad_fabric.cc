@@ -1,0 +1,192 @@
+#include "daemon/fabric/umad_fabric.h"
+
+#include <infiniband/mad.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "daemon/fabric/local_ports.h"
+#include "daemon/fabric/mad_codec.h"
+
+namespace smsupd {
+namespace {
+
+// SMInfo AttributeModifier values for SubnSet (IBA 14.2.5.13).
+constexpr unsigned kSmInfoModHandover = 1;
+// P_Key table blocks hold 32 entries (IBA 14.2.5.7).
+constexpr int kPKeysPerBlock = 32;
+
+std::string AtLid(const char* attribute, uint16_t lid) {
+  return std::string(attribute) + " at LID " + std::to_string(lid);
+}
+
+}  // namespace
+
+UmadFabric::UmadFabric(UmadFabricOptions options) : options_(std::move(options)) {}
+
+UmadFabric::~UmadFabric() {
+  if (port_ != nullptr) mad_rpc_close_port(port_);
+}
+
+Status UmadFabric::Open() {
+  if (port_ != nullptr) return Status::Ok();
+  Result<std::vector<LocalPort>> ports = ListLocalPorts();
+  if (!ports) return ports.error();
+  Result<LocalPort> chosen = ChooseLocalPort(*ports, options_.port_guid);
+  if (!chosen) return chosen.error();
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
+  std::string ca = chosen->ca_name;
+  port_ = mad_rpc_open_port(ca.data(), chosen->port_num, classes, 3);
+  if (port_ == nullptr) {
+    return Error{"cannot open umad port " + ca + "/" + std::to_string(chosen->port_num) + ": " +
+                 std::strerror(errno)};
+  }
+  local_ = *chosen;
+  smp_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.smp);
+  sa_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.sa);
+  return Status::Ok();
+}
+
+Result<std::vector<uint8_t>> UmadFabric::Smp(int method, uint16_t lid, unsigned attr,
+                                             unsigned mod, const uint8_t* payload,
+                                             const std::string& what) {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  ib_rpc_t rpc = {};
+  rpc.mgtclass = lid == 0 ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS;
+  rpc.method = method;
+  rpc.attr.id = attr;
+  rpc.attr.mod = mod;
+  rpc.datasz = IB_SMP_DATA_SIZE;
+  rpc.dataoffs = IB_SMP_DATA_OFFS;
+  ib_portid_t dest = {};
+  dest.lid = lid;  // 0: directed route with no hops, i.e. the local port
+  Result<MadResponse> response = smp_transport_->Call(
+      mad_rpc_class_agent(port_, rpc.mgtclass), rpc, dest, payload, what);
+  if (!response) return response.error();
+  const std::vector<uint8_t>& mad = response->mad;
+  if (mad.size() < IB_SMP_DATA_OFFS + kSmpDataSize) return Error{what + ": short response"};
+  return std::vector<uint8_t>(mad.begin() + IB_SMP_DATA_OFFS,
+                              mad.begin() + IB_SMP_DATA_OFFS + kSmpDataSize);
+}
+
+Result<PortInfo> UmadFabric::LocalPortInfo() {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  auto data = Smp(IB_MAD_METHOD_GET, 0, IB_ATTR_PORT_INFO, local_.port_num, nullptr,
+                  "PortInfo of the local port");
+  if (!data) return data.error();
+  PortInfo info = DecodePortInfo(data->data());
+  info.port_guid = local_.port_guid;
+  return info;
+}
+
+Result<Guid> UmadFabric::LocalPortGuid() {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  return local_.port_guid;
+}
+
+Result<std::vector<LocalPort>> UmadFabric::ActivePorts() {
+  Result<std::vector<LocalPort>> ports = ListLocalPorts();
+  if (!ports) return ports.error();
+  std::vector<LocalPort> active;
+  for (const LocalPort& port : *ports) {
+    if (port.port_state == kPortStateActive) active.push_back(port);
+  }
+  return active;
+}
+
+Result<SmInfo> UmadFabric::GetSmInfo(uint16_t lid) {
+  auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_SMINFO, 0, nullptr, AtLid("SMInfo", lid));
+  if (!data) return data.error();
+  return DecodeSmInfo(data->data());
+}
+
+Result<PortInfo> UmadFabric::GetPortInfo(uint16_t lid, int port) {
+  auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_PORT_INFO, static_cast<unsigned>(port),
+                  nullptr, AtLid("PortInfo", lid) + " port " + std::to_string(port));
+  if (!data) return data.error();
+  return DecodePortInfo(data->data());
+}
+
+Result<NodeInfo> UmadFabric::GetNodeInfo(uint16_t lid) {
+  auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_NODE_INFO, 0, nullptr, AtLid("NodeInfo", lid));
+  if (!data) return data.error();
+  return DecodeNodeInfo(data->data());
+}
+
+// A switch's external ports have their own capacity (SwitchInfo
+// PartitionEnforcementCap); a CA port and switch port 0 use NodeInfo's.
+Result<int> UmadFabric::PKeyCapacity(uint16_t lid, int port, const NodeInfo& node) {
+  if (node.type != NodeType::kSwitch || port == 0) return node.partition_cap;
+  auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_SWITCH_INFO, 0, nullptr,
+                  AtLid("SwitchInfo", lid));
+  if (!data) return data.error();
+  return static_cast<int>(mad_get_field(data->data(), 0, IB_SW_PARTITION_ENFORCE_CAP_F));
+}
+
+Result<std::vector<uint16_t>> UmadFabric::GetPKeyTable(uint16_t lid, int port) {
+  Result<NodeInfo> node = GetNodeInfo(lid);
+  if (!node) return node.error();
+  Result<int> capacity = PKeyCapacity(lid, port, *node);
+  if (!capacity) return capacity.error();
+  // A switch addresses the port in the modifier's upper half; a CA answers
+  // for the port that owns the LID.
+  unsigned port_bits = node->type == NodeType::kSwitch ? static_cast<unsigned>(port) << 16 : 0;
+  std::vector<uint16_t> table;
+  for (int block = 0; block * kPKeysPerBlock < *capacity; ++block) {
+    auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_PKEY_TBL, port_bits | block, nullptr,
+                    AtLid("P_Key table", lid) + " block " + std::to_string(block));
+    if (!data) return data.error();
+    std::vector<uint16_t> entries = DecodePKeyBlock(data->data());
+    table.insert(table.end(), entries.begin(), entries.end());
+  }
+  table.resize(static_cast<size_t>(*capacity));
+  return table;
+}
+
+// SubnAdmGetTable(SMInfoRecord) with an empty component mask: every SM the
+// master's SA knows. The SA lives at the master SM's LID, as the local port
+// was told (PortInfo.MasterSMLID). OpenSM answers a table with RMPP; the
+// kernel reassembles it (umad2sim passes the first 256 bytes, i.e. up to 6
+// records, on the simulator).
+Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
+  Result<PortInfo> local = LocalPortInfo();
+  if (!local) return local.error();
+  if (local->sm_lid == 0) return Error{"the local port knows no master SM (SM LID 0)"};
+  ib_rpc_t rpc = {};
+  rpc.mgtclass = IB_SA_CLASS;
+  rpc.method = IB_MAD_METHOD_GET_TABLE;
+  rpc.attr.id = IB_SA_ATTR_SMINFORECORD;
+  ib_portid_t dest = {};
+  dest.lid = local->sm_lid;
+  dest.qp = 1;
+  dest.qkey = IB_DEFAULT_QP1_QKEY;
+  Result<MadResponse> response =
+      sa_transport_->Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
+                          AtLid("SA SMInfoRecord table", local->sm_lid));
+  if (!response) return response.error();
+  std::vector<uint8_t>& mad = response->mad;
+  if (mad.size() < IB_SA_DATA_OFFS) return Error{"SA SMInfoRecord table: short response"};
+  unsigned attr_offset = mad_get_field(mad.data(), 0, IB_SA_ATTROFFS_F);
+  auto records = DecodeSmInfoRecords(mad.data() + IB_SA_DATA_OFFS,
+                                     mad.size() - IB_SA_DATA_OFFS, attr_offset);
+  if (!records) return records.error();
+  // A response padded to a whole MAD (no RMPP) leaves empty slots: no SM
+  // has LID 0.
+  std::erase_if(*records, [](const SmRecord& record) { return record.lid == 0; });
+  return records;
+}
+
+Status UmadFabric::SendHandover(uint16_t target_lid, const SmInfo& local) {
+  if (Status payload_ok = CheckSmInfoPayload(local); !payload_ok) return payload_ok;
+  SmInfo payload = local;
+  payload.state = SmState::kMaster;  // OpenSM accepts HANDOVER only from a MASTER
+  uint8_t data[kSmpDataSize];
+  EncodeSmInfo(payload, data);
+  auto reply = Smp(IB_MAD_METHOD_SET, target_lid, IB_ATTR_SMINFO, kSmInfoModHandover, data,
+                   AtLid("SMInfo HANDOVER", target_lid));
+  if (!reply) return reply.error();
+  return Status::Ok();
+}
+
+}  // namespace smsupd

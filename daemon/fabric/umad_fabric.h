@@ -1,0 +1,69 @@
+// The real Fabric: SMPs and SA queries on one local CA port through
+// libibumad (libibmad opens the port and encodes requests). Works the same on
+// hardware and on ibsim through the umad2sim preload.
+//
+// Opening is lazy: the first call opens the port (and, under umad2sim,
+// attaches the process to its simulated node, which blocks while no
+// simulator listens). Make every call, the first included, on the MAD
+// thread (MadWorker), whose watchdog bounds that wait for the caller.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "daemon/fabric/fabric.h"
+#include "daemon/fabric/mad_transport.h"
+
+struct ibmad_port;
+
+namespace smsupd {
+
+struct UmadFabricOptions {
+  // The port to use; absent: the single Active (or link-up) local port.
+  std::optional<Guid> port_guid;
+  // Per-MAD timeout and attempts. The defaults answer within ~300 ms: a
+  // healthy SM or HCA answers a MAD in well under a millisecond on an idle
+  // fabric, and the master's liveness is polled every 100-250 ms. An SA table
+  // request gets sa_timeout instead: the SA may be busy in a heavy sweep.
+  MadTimeouts smp{std::chrono::milliseconds(150), 2};
+  MadTimeouts sa{std::chrono::milliseconds(500), 2};
+};
+
+class UmadFabric : public Fabric {
+ public:
+  explicit UmadFabric(UmadFabricOptions options);
+  ~UmadFabric() override;
+  UmadFabric(const UmadFabric&) = delete;
+  UmadFabric& operator=(const UmadFabric&) = delete;
+
+  // Opens the port if not yet open. Every call below does it on demand.
+  Status Open();
+  // The port chosen by Open() (valid after a successful Open()).
+  const LocalPort& local_port() const { return local_; }
+
+  Result<PortInfo> LocalPortInfo() override;
+  Result<Guid> LocalPortGuid() override;
+  Result<std::vector<LocalPort>> ActivePorts() override;
+  Result<SmInfo> GetSmInfo(uint16_t lid) override;
+  Result<PortInfo> GetPortInfo(uint16_t lid, int port) override;
+  Result<NodeInfo> GetNodeInfo(uint16_t lid) override;
+  Result<std::vector<SmRecord>> GetSmInfoRecords() override;
+  Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
+  Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
+
+ private:
+  // SubnGet/SubnSet of one SMP attribute; `lid` 0 means the local port by
+  // directed route. Returns the 64 bytes of attribute data.
+  Result<std::vector<uint8_t>> Smp(int method, uint16_t lid, unsigned attr, unsigned mod,
+                                   const uint8_t* payload, const std::string& what);
+  Result<int> PKeyCapacity(uint16_t lid, int port, const NodeInfo& node);
+
+  UmadFabricOptions options_;
+  ibmad_port* port_ = nullptr;
+  LocalPort local_;
+  std::unique_ptr<MadTransport> smp_transport_;
+  std::unique_ptr<MadTransport> sa_transport_;
+};
+
+}  // namespace smsupd

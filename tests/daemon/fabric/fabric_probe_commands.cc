@@ -1,0 +1,152 @@
+#include "tests/daemon/fabric/fabric_probe_commands.h"
+
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/guid.h"
+
+namespace smsupd::probe {
+namespace {
+
+using Json = nlohmann::json;
+
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ':');) parts.push_back(part);
+  return parts;
+}
+
+template <typename T>
+Result<Json> Wrap(Result<T> result, const char* key) {
+  if (!result) return result.error();
+  return Json{{key, ToJson(*result)}};
+}
+
+// Polls SMInfo at `lid` until it reports MASTER or `limit` passes; the
+// answer carries how long that took (the handover-to-master time when it
+// follows a handover command).
+Result<Json> WaitMaster(Fabric& fabric, uint16_t lid, std::chrono::milliseconds limit) {
+  auto start = std::chrono::steady_clock::now();
+  std::string last = "no answer yet";
+  while (std::chrono::steady_clock::now() - start < limit) {
+    Result<SmInfo> info = fabric.GetSmInfo(lid);
+    if (info && info->state == SmState::kMaster) {
+      auto waited = std::chrono::steady_clock::now() - start;
+      return Json{{"sminfo", ToJson(*info)},
+                  {"waited_us",
+                   std::chrono::duration_cast<std::chrono::microseconds>(waited).count()}};
+    }
+    last = info ? SmStateName(info->state) : info.error().message;
+    // The probe is a test tool: a short pause between polls is its pace.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return Error{"LID " + std::to_string(lid) + " not MASTER after " +
+               std::to_string(limit.count()) + " ms (last: " + last + ")"};
+}
+
+Result<ProbeCommand> Parse(const std::vector<std::string>& p) {
+  const std::string& name = p[0];
+  auto num = [&](size_t i) { return std::stoi(p.at(i), nullptr, 0); };
+  auto lid = [&](size_t i) { return static_cast<uint16_t>(num(i)); };
+  ProbeCommand c;
+  if (name == "local" && p.size() == 1) {
+    c.run = [](Fabric& f) -> Result<Json> {
+      Result<PortInfo> info = f.LocalPortInfo();
+      if (!info) return info.error();
+      return Json{{"portinfo", ToJson(*info)}};
+    };
+  } else if (name == "active-ports" && p.size() == 1) {
+    c.run = [](Fabric& f) -> Result<Json> {
+      auto ports = f.ActivePorts();
+      if (!ports) return ports.error();
+      Json list = Json::array();
+      for (const LocalPort& port : *ports) list.push_back(ToJson(port));
+      return Json{{"ports", list}};
+    };
+  } else if (name == "sminfo" && p.size() == 2) {
+    c.run = [l = lid(1)](Fabric& f) { return Wrap(f.GetSmInfo(l), "sminfo"); };
+  } else if (name == "portinfo" && p.size() == 3) {
+    c.run = [l = lid(1), n = num(2)](Fabric& f) { return Wrap(f.GetPortInfo(l, n), "portinfo"); };
+  } else if (name == "nodeinfo" && p.size() == 2) {
+    c.run = [l = lid(1)](Fabric& f) { return Wrap(f.GetNodeInfo(l), "nodeinfo"); };
+  } else if (name == "smrecords" && p.size() == 1) {
+    c.run = [](Fabric& f) -> Result<Json> {
+      auto records = f.GetSmInfoRecords();
+      if (!records) return records.error();
+      Json list = Json::array();
+      for (const SmRecord& r : *records) list.push_back({{"lid", r.lid}, {"sminfo", ToJson(r.info)}});
+      return Json{{"records", list}};
+    };
+  } else if (name == "pkeys" && p.size() == 3) {
+    c.run = [l = lid(1), n = num(2)](Fabric& f) -> Result<Json> {
+      auto table = f.GetPKeyTable(l, n);
+      if (!table) return table.error();
+      return Json{{"pkeys", *table}};
+    };
+  } else if (name == "handover" && p.size() == 4) {
+    std::optional<Guid> guid = ParseGuid(p[2]);
+    if (!guid) return Error{"bad GUID in " + p[2]};
+    SmInfo local{*guid, 0, 0, num(3), SmState::kMaster};
+    c.run = [l = lid(1), local](Fabric& f) -> Result<Json> {
+      Status sent = f.SendHandover(l, local);
+      if (!sent) return Error{sent.message()};
+      return Json::object();
+    };
+  } else if (name == "wait-master" && p.size() == 3) {
+    auto limit = std::chrono::milliseconds(num(2));
+    c.run = [l = lid(1), limit](Fabric& f) { return WaitMaster(f, l, limit); };
+    c.min_deadline = limit + std::chrono::seconds(1);
+  } else {
+    return Error{"unknown command or wrong arguments"};
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<ProbeCommand> ParseProbeCommand(const std::string& text) {
+  std::vector<std::string> parts = Split(text);
+  if (parts.empty()) return Error{"empty command"};
+  try {
+    Result<ProbeCommand> command = Parse(parts);
+    if (!command) return Error{text + ": " + command.error().message};
+    command->text = text;
+    return command;
+  } catch (const std::exception&) {
+    return Error{text + ": bad number"};
+  }
+}
+
+Json ToJson(const SmInfo& info) {
+  return {{"guid", FormatGuid(info.guid)}, {"sm_key", FormatGuid(info.sm_key)},
+          {"act_count", info.act_count},   {"priority", info.priority},
+          {"state", SmStateName(info.state)}};
+}
+
+Json ToJson(const PortInfo& info) {
+  return {{"lid", info.lid},
+          {"sm_lid", info.sm_lid},
+          {"port_state", info.port_state},
+          {"phys_state", info.phys_state},
+          {"lmc", info.lmc},
+          {"capability_mask", info.capability_mask},
+          {"is_sm", info.is_sm()},
+          {"local_port", info.local_port},
+          {"port_guid", FormatGuid(info.port_guid)}};
+}
+
+Json ToJson(const NodeInfo& info) {
+  return {{"type", static_cast<int>(info.type)},    {"num_ports", info.num_ports},
+          {"node_guid", FormatGuid(info.node_guid)}, {"port_guid", FormatGuid(info.port_guid)},
+          {"partition_cap", info.partition_cap},    {"local_port", info.local_port}};
+}
+
+Json ToJson(const LocalPort& port) {
+  return {{"ca_name", port.ca_name},         {"port_num", port.port_num},
+          {"port_guid", FormatGuid(port.port_guid)}, {"port_state", port.port_state},
+          {"lid", port.lid},                 {"sm_lid", port.sm_lid}};
+}
+
+}  // namespace smsupd::probe

@@ -1,0 +1,231 @@
+// An in-memory Fabric for unit tests: scriptable SMs, ports and P_Key
+// tables, dropped replies, simulated delays (reported to a hook that advances
+// the test's clock -- the fake never sleeps) and a gate that holds calls to
+// imitate a wedged MAD (for MadWorker's watchdog). Thread-safe: a test may
+// script it while a MadWorker thread calls it.
+//
+// Model (close to OpenSM on a healthy fabric):
+// - a LID with an SM answers GetSmInfo; each answer raises its act_count by
+//   one (OpenSM counts the MADs it sends, our polls included);
+// - KillSm(lid): the SM process is gone, the node still answers PortInfo;
+// - RemoveNode(lid): nothing answers at that LID;
+// - SendHandover to a STANDBY makes it MASTER (OpenSM does so at once);
+//   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
+// - GetSmInfoRecords lists every live SM, if some SM is MASTER.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "daemon/fabric/fabric.h"
+
+namespace smsupd {
+
+class FakeFabric : public Fabric {
+ public:
+  struct Handover {
+    uint16_t target_lid;
+    SmInfo sent;
+  };
+
+  // --- scripting ---
+  void SetLocalPort(const LocalPort& port) {
+    std::lock_guard lock(mutex_);
+    local_ = port;
+  }
+  void AddSm(uint16_t lid, SmInfo info) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].sm = info;
+    nodes_[lid].has_sm = true;
+    nodes_[lid].port.lid = lid;
+    nodes_[lid].port.capability_mask |= kCapabilityIsSm;
+  }
+  void SetSmState(uint16_t lid, SmState state) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].sm.state = state;
+  }
+  void KillSm(uint16_t lid) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].has_sm = false;
+  }
+  void SetPortInfo(uint16_t lid, PortInfo info) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].port = info;
+  }
+  void RemoveNode(uint16_t lid) {
+    std::lock_guard lock(mutex_);
+    nodes_.erase(lid);
+  }
+  void SetPKeyTable(uint16_t lid, int port, std::vector<uint16_t> table) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].pkeys[port] = std::move(table);
+  }
+  // The next `count` calls fail as if their MADs were dropped.
+  void DropNext(int count) {
+    std::lock_guard lock(mutex_);
+    drop_next_ = count;
+  }
+  // Every call "takes" `delay`: reported to the hook (which must not call
+  // the fake), never slept.
+  void SetDelay(std::chrono::milliseconds delay, std::function<void(std::chrono::milliseconds)> hook) {
+    std::lock_guard lock(mutex_);
+    delay_ = delay;
+    delay_hook_ = std::move(hook);
+  }
+  // Calls wait at the gate until ReleaseCalls() (a wedged MAD).
+  void BlockCalls() {
+    std::lock_guard lock(mutex_);
+    blocked_ = true;
+  }
+  void ReleaseCalls() {
+    {
+      std::lock_guard lock(mutex_);
+      blocked_ = false;
+    }
+    gate_.notify_all();
+  }
+
+  // --- inspection ---
+  std::vector<Handover> handovers() const {
+    std::lock_guard lock(mutex_);
+    return handovers_;
+  }
+  int calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  int blocked_calls() const {
+    std::lock_guard lock(mutex_);
+    return waiting_at_gate_;
+  }
+  SmInfo sm(uint16_t lid) const {
+    std::lock_guard lock(mutex_);
+    auto it = nodes_.find(lid);
+    return it == nodes_.end() ? SmInfo{} : it->second.sm;
+  }
+
+  // --- Fabric ---
+  Result<PortInfo> LocalPortInfo() override {
+    std::unique_lock lock = Enter();
+    if (Dropped()) return Timeout("PortInfo of the local port");
+    auto it = nodes_.find(local_.lid);
+    PortInfo info = it == nodes_.end() ? PortInfo{} : it->second.port;
+    info.lid = local_.lid;
+    info.port_state = local_.port_state;
+    info.sm_lid = local_.sm_lid;
+    info.port_guid = local_.port_guid;
+    return info;
+  }
+  Result<Guid> LocalPortGuid() override {
+    std::unique_lock lock = Enter();
+    return local_.port_guid;
+  }
+  Result<std::vector<LocalPort>> ActivePorts() override {
+    std::unique_lock lock = Enter();
+    if (local_.port_state != kPortStateActive) return std::vector<LocalPort>{};
+    return std::vector<LocalPort>{local_};
+  }
+  Result<SmInfo> GetSmInfo(uint16_t lid) override {
+    std::unique_lock lock = Enter();
+    auto it = nodes_.find(lid);
+    if (Dropped() || it == nodes_.end() || !it->second.has_sm) return Timeout("SMInfo", lid);
+    it->second.sm.act_count += 1;
+    return it->second.sm;
+  }
+  Result<PortInfo> GetPortInfo(uint16_t lid, int /*port*/) override {
+    std::unique_lock lock = Enter();
+    auto it = nodes_.find(lid);
+    if (Dropped() || it == nodes_.end()) return Timeout("PortInfo", lid);
+    return it->second.port;
+  }
+  Result<NodeInfo> GetNodeInfo(uint16_t lid) override {
+    std::unique_lock lock = Enter();
+    auto it = nodes_.find(lid);
+    if (Dropped() || it == nodes_.end()) return Timeout("NodeInfo", lid);
+    NodeInfo info;
+    info.type = NodeType::kCa;
+    info.num_ports = 1;
+    info.local_port = 1;
+    info.partition_cap = 128;
+    return info;
+  }
+  Result<std::vector<SmRecord>> GetSmInfoRecords() override {
+    std::unique_lock lock = Enter();
+    if (Dropped()) return Timeout("SA SMInfoRecord table");
+    std::vector<SmRecord> records;
+    bool master = false;
+    for (const auto& [lid, node] : nodes_) {
+      if (!node.has_sm) continue;
+      records.push_back(SmRecord{lid, node.sm});
+      master = master || node.sm.state == SmState::kMaster;
+    }
+    if (!master) return Error{"SA SMInfoRecord table: no master SM"};
+    return records;
+  }
+  Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override {
+    std::unique_lock lock = Enter();
+    auto it = nodes_.find(lid);
+    if (Dropped() || it == nodes_.end()) return Timeout("P_Key table", lid);
+    auto table = it->second.pkeys.find(port);
+    if (table == it->second.pkeys.end()) return std::vector<uint16_t>{0xffff};
+    return table->second;
+  }
+  Status SendHandover(uint16_t target_lid, const SmInfo& local) override {
+    std::unique_lock lock = Enter();
+    if (Status payload = CheckSmInfoPayload(local); !payload) return payload;
+    auto it = nodes_.find(target_lid);
+    if (Dropped() || it == nodes_.end() || !it->second.has_sm) {
+      return Timeout("SMInfo HANDOVER", target_lid);
+    }
+    handovers_.push_back(Handover{target_lid, local});
+    if (it->second.sm.state == SmState::kStandby) it->second.sm.state = SmState::kMaster;
+    return Status::Ok();
+  }
+
+ private:
+  struct Node {
+    bool has_sm = false;
+    SmInfo sm;
+    PortInfo port;
+    std::map<int, std::vector<uint16_t>> pkeys;
+  };
+
+  // Counts the call, waits at the gate, reports the delay; returns the lock.
+  std::unique_lock<std::mutex> Enter() {
+    std::unique_lock lock(mutex_);
+    ++calls_;
+    ++waiting_at_gate_;
+    gate_.wait(lock, [this] { return !blocked_; });
+    --waiting_at_gate_;
+    if (delay_hook_ && delay_.count() > 0) delay_hook_(delay_);
+    return lock;
+  }
+  bool Dropped() {
+    if (drop_next_ <= 0) return false;
+    --drop_next_;
+    return true;
+  }
+  static Error Timeout(const std::string& what, uint16_t lid = 0) {
+    return Error{what + (lid ? " at LID " + std::to_string(lid) : "") + ": no response"};
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable gate_;
+  bool blocked_ = false;
+  int waiting_at_gate_ = 0;
+  int drop_next_ = 0;
+  int calls_ = 0;
+  std::chrono::milliseconds delay_{0};
+  std::function<void(std::chrono::milliseconds)> delay_hook_;
+  LocalPort local_;
+  std::map<uint16_t, Node> nodes_;
+  std::vector<Handover> handovers_;
+};
+
+}  // namespace smsupd
