@@ -21,7 +21,8 @@ int EditDistance(std::string_view a, std::string_view b) {
 }
 
 std::string NearestName(std::string_view name, const std::vector<std::string_view>& candidates) {
-  int limit = std::max<int>(1, static_cast<int>(name.size()) / 3);
+  // One edit in a 3-letter word is a different word, not a typo.
+  int limit = name.size() < 3 ? 0 : std::max<int>(1, static_cast<int>(name.size()) / 3);
   int best = limit + 1;
   std::string_view chosen;
   for (std::string_view candidate : candidates) {

@@ -11,7 +11,7 @@ namespace smsupd::config {
 int EditDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `name`, if it is close enough to be a likely typo
-// (distance at most a third of the name's length, and at least 1 allowed);
+// (distance at most a third of the name's length, at least 1, none below 3 characters);
 // empty otherwise. Ties go to the earlier candidate.
 std::string NearestName(std::string_view name, const std::vector<std::string_view>& candidates);
 

@@ -1,0 +1,74 @@
+#include "config/partition_members.h"
+
+#include <algorithm>
+#include <set>
+
+namespace smsupd::config {
+namespace {
+
+void Strengthen(std::map<Guid, Membership>& ports, Guid guid, Membership membership) {
+  auto [it, inserted] = ports.try_emplace(guid, membership);
+  if (!inserted) it->second = std::max(it->second, membership);
+}
+
+void CollectGroup(const Config& config, const std::string& name, std::set<std::string>& seen,
+                  std::set<Guid>& out) {
+  if (!seen.insert(name).second) return;  // cycles are refused by the validator
+  auto host = config.hosts.find(name);
+  if (host != config.hosts.end()) {
+    out.insert(host->second.begin(), host->second.end());
+    return;
+  }
+  auto group = config.groups.find(name);
+  if (group == config.groups.end()) return;
+  for (const std::string& member : group->second) CollectGroup(config, member, seen, out);
+}
+
+}  // namespace
+
+std::vector<Guid> ExpandGroup(const Config& config, const std::string& group) {
+  std::set<std::string> seen;
+  std::set<Guid> guids;
+  CollectGroup(config, group, seen, guids);
+  return {guids.begin(), guids.end()};
+}
+
+std::map<Guid, Membership> ResolvedMembers::Named() const {
+  std::map<Guid, Membership> all = by_group;
+  for (const auto& [guid, membership] : by_guid) all[guid] = membership;
+  return all;
+}
+
+ResolvedMembers ResolveMembers(const Config& config, const Partition& partition,
+                               std::optional<Guid> sm_port) {
+  ResolvedMembers resolved;
+  for (const Member& member : partition.members) {
+    switch (member.kind) {
+      case Member::Kind::kPorts:
+        if (member.ports == PortsKeyword::kSelf && sm_port) {
+          Strengthen(resolved.by_guid, *sm_port, member.membership);
+        } else {
+          auto [it, inserted] = resolved.keywords.try_emplace(member.ports, member.membership);
+          if (!inserted) it->second = std::max(it->second, member.membership);
+        }
+        break;
+      case Member::Kind::kGroup:
+        for (Guid guid : ExpandGroup(config, member.name))
+          Strengthen(resolved.by_group, guid, member.membership);
+        break;
+      case Member::Kind::kHost: {
+        auto host = config.hosts.find(member.name);
+        if (host == config.hosts.end()) break;
+        for (Guid guid : host->second) Strengthen(resolved.by_guid, guid, member.membership);
+        break;
+      }
+      case Member::Kind::kGuid:
+        Strengthen(resolved.by_guid, member.guid, member.membership);
+        break;
+    }
+  }
+  for (const auto& [guid, membership] : resolved.by_guid) resolved.by_group.erase(guid);
+  return resolved;
+}
+
+}  // namespace smsupd::config

@@ -1,0 +1,95 @@
+#include "config/pkey_tables.h"
+
+#include "config/partition_members.h"
+
+namespace smsupd::config {
+namespace {
+
+constexpr std::uint16_t kFullBit = 0x8000;
+
+PortsKeyword KeywordOf(PortKind kind) {
+  switch (kind) {
+    case PortKind::kCa:
+      return PortsKeyword::kAllCas;
+    case PortKind::kSwitch:
+      return PortsKeyword::kAllSwitches;
+    case PortKind::kRouter:
+      return PortsKeyword::kAllRouters;
+  }
+  return PortsKeyword::kAllCas;
+}
+
+// The membership the product rule gives `port`, or nullopt when no selector
+// of the partition picks it.
+std::optional<Membership> Decide(const ResolvedMembers& members,
+                                 const std::map<Guid, Membership>& named,
+                                 const FabricPort& port) {
+  if (auto it = named.find(port.guid); it != named.end()) return it->second;
+  if (auto it = members.keywords.find(KeywordOf(port.kind)); it != members.keywords.end())
+    return it->second;
+  if (auto it = members.keywords.find(PortsKeyword::kAll); it != members.keywords.end())
+    return it->second;
+  return std::nullopt;
+}
+
+void AddEntries(std::set<std::uint16_t>& table, std::uint16_t pkey, Membership membership) {
+  if (membership != Membership::kLimited) table.insert(pkey | kFullBit);
+  if (membership != Membership::kFull) table.insert(pkey);
+}
+
+// What OpenSM does with no 0x7fff definition in the file: every port full.
+Partition ImplicitDefault() {
+  Partition partition;
+  partition.name = "Default";
+  partition.pkey = kDefaultPKey;
+  partition.ipoib = true;
+  Member all;
+  all.membership = Membership::kFull;
+  partition.members.push_back(all);
+  return partition;
+}
+
+}  // namespace
+
+std::map<Guid, std::set<std::uint16_t>> ExpectedPKeyEntries(const Config& config,
+                                                            const std::vector<FabricPort>& ports) {
+  std::optional<Guid> sm_port;
+  for (const FabricPort& port : ports)
+    if (port.is_sm_port && !sm_port) sm_port = port.guid;
+
+  std::vector<Partition> partitions = config.partitions;
+  bool has_default = false;
+  for (const Partition& partition : partitions) has_default |= partition.pkey == kDefaultPKey;
+  if (!has_default) partitions.insert(partitions.begin(), ImplicitDefault());
+
+  std::map<Guid, std::set<std::uint16_t>> tables;
+  for (const FabricPort& port : ports) tables[port.guid];
+  for (const Partition& partition : partitions) {
+    ResolvedMembers members = ResolveMembers(config, partition, sm_port);
+    std::map<Guid, Membership> named = members.Named();
+    for (const FabricPort& port : ports) {
+      std::optional<Membership> membership = Decide(members, named, port);
+      // OpenSM's base before the file: limited in 0x7fff, the SM port full.
+      if (!membership && partition.pkey == kDefaultPKey)
+        membership = port.is_sm_port && port.guid == sm_port ? Membership::kFull : Membership::kLimited;
+      if (membership) AddEntries(tables[port.guid], partition.pkey, *membership);
+    }
+  }
+  return tables;
+}
+
+std::map<Guid, std::map<std::uint16_t, bool>> ExpectedPKeyTables(
+    const Config& config, const std::vector<FabricPort>& ports) {
+  std::map<Guid, std::map<std::uint16_t, bool>> tables;
+  for (const auto& [guid, entries] : ExpectedPKeyEntries(config, ports)) {
+    std::map<std::uint16_t, bool>& table = tables[guid];
+    for (std::uint16_t entry : entries) {
+      bool full = (entry & kFullBit) != 0;
+      bool& slot = table[entry & 0x7fff];
+      slot = slot || full;
+    }
+  }
+  return tables;
+}
+
+}  // namespace smsupd::config

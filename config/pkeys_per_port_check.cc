@@ -1,0 +1,66 @@
+// limits.pkeys_per_port: a port in more P_Keys than its HCA's table holds
+// silently loses the ones OpenSM applies last (FABRIC.md). Counted on the
+// resolved membership: every P_Key a port ends up in, `both` taking two
+// entries, the default partition always included (OpenSM's base puts every
+// port in 0x7fff). Ports named nowhere are assumed to be CA ports.
+#include "config/partition_members.h"
+#include "config/validator_internal.h"
+
+namespace smsupd::config {
+namespace {
+
+constexpr int kMaxReportedPorts = 10;
+
+int Entries(Membership membership) { return membership == Membership::kBoth ? 2 : 1; }
+
+// The membership keywords give a CA port nobody names, if any.
+std::optional<Membership> KeywordMembership(const ResolvedMembers& members) {
+  auto cas = members.keywords.find(PortsKeyword::kAllCas);
+  if (cas != members.keywords.end()) return cas->second;
+  auto all = members.keywords.find(PortsKeyword::kAll);
+  if (all != members.keywords.end()) return all->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state) {
+  const Config& config = state.config;
+  int unnamed = 0;  // entries of a port that no guid/host/group names
+  std::map<Guid, int> adjustment;
+  bool has_default = false;
+  for (const Partition& partition : config.partitions) {
+    has_default |= partition.pkey == kDefaultPKey;
+    ResolvedMembers members = ResolveMembers(config, partition, config.sm.port_guid);
+    std::optional<Membership> keyword = KeywordMembership(members);
+    int base = keyword ? Entries(*keyword) : (partition.pkey == kDefaultPKey ? 1 : 0);
+    unnamed += base;
+    for (const auto& [guid, membership] : members.Named()) adjustment[guid] += Entries(membership) - base;
+  }
+  if (!has_default) unnamed += 1;
+  int limit = config.limits.pkeys_per_port;
+  std::string valid = "at most limits.pkeys_per_port = " + std::to_string(limit) +
+                      " (the HCA's P_Key table size, Default included)";
+  if (unnamed > limit)
+    state.sink.Error(limits_node, "partitions",
+                     "every port picked by ALL or ALL_CAS would be in " + std::to_string(unnamed) + " P_Key entries",
+                     valid);
+  int reported = 0;
+  int over = 0;
+  for (const auto& [guid, delta] : adjustment) {
+    if (unnamed + delta <= limit) continue;
+    if (++over > kMaxReportedPorts) continue;
+    auto where = state.guid_nodes.find(guid);
+    YAML::Node at = where != state.guid_nodes.end() ? where->second : limits_node;
+    state.sink.Error(at, "partitions",
+                     "port " + FormatGuid(guid) + " would be in " + std::to_string(unnamed + delta) +
+                         " P_Key entries",
+                     valid);
+    ++reported;
+  }
+  if (over > reported)
+    state.sink.Error(limits_node, "partitions",
+                     std::to_string(over - reported) + " more ports are over the P_Key limit", valid);
+}
+
+}  // namespace smsupd::config

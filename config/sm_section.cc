@@ -1,0 +1,145 @@
+// sm: and sm.opensm: sections of smsupd.yaml.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/atomic_file.h"
+#include "config/opensm_options.h"
+#include "config/validator_internal.h"
+
+namespace smsupd::config {
+namespace {
+
+const std::vector<std::string_view> kSmKeys = {"port_guid",   "role",  "priority", "preempt",
+                                               "sm_key_file", "opensm"};
+
+void CheckPriorityForRole(const YAML::Node& at, ValidationState& state) {
+  const SmSettings& sm = state.config.sm;
+  if (sm.role == Role::kMaster && sm.priority <= kDefaultStandbyPriority)
+    state.sink.Warning(at, "sm.priority",
+                       "role master with priority " + std::to_string(sm.priority) +
+                           " ranks no higher than a default standby",
+                       "use a priority above 5 for a master (default 15)");
+  if (sm.role == Role::kStandby && sm.priority >= kDefaultMasterPriority)
+    state.sink.Warning(at, "sm.priority",
+                       "role standby with priority " + std::to_string(sm.priority) +
+                           " ranks as high as a master",
+                       "use a priority below 15 for a standby (default 5)");
+}
+
+void ReadOption(const YAML::Node& key, const YAML::Node& value, const std::string& path,
+                ValidationState& state) {
+  std::string name = key.Scalar();
+  std::string option_path = path + "." + name;
+  const OpenSmOption* option = FindOpenSmOption(name);
+  if (option == nullptr) {
+    std::string nearest = NearestOptionName(name);
+    state.sink.Error(key, option_path, "unknown OpenSM option '" + name + "'",
+                     nearest.empty() ? "see `opensm -c FILE` for the option names"
+                                     : "did you mean '" + nearest + "'?");
+    return;
+  }
+  if (option->owned_by_smsupd) {
+    state.sink.Error(key, option_path, "option '" + name + "' is owned by smsupd",
+                     "use " + std::string(option->use_instead));
+    return;
+  }
+  if (!value.IsScalar() || value.Scalar().empty()) {
+    state.sink.Error(value, option_path, "has no value", "expected a scalar value");
+    return;
+  }
+  bool is_yaml_bool = value.Tag() != "!" && (value.Scalar() == "true" || value.Scalar() == "false");
+  Result<std::string> normalized = NormalizeOptionValue(*option, value.Scalar(), is_yaml_bool);
+  if (!normalized.ok()) {
+    state.sink.Error(value, option_path, "'" + value.Scalar() + "' is not valid for " + name,
+                     "expected " + normalized.error().message);
+    return;
+  }
+  state.config.sm.opensm.options[name] = *normalized;
+}
+
+void ReadOptions(const YAML::Node& node, const std::string& path, ValidationState& state) {
+  if (!node.IsMap()) {
+    state.sink.Error(node, path, "is not a mapping", "expected 'option_name: value' lines");
+    return;
+  }
+  std::map<std::string, int> seen;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;
+    if (seen[entry.first.Scalar()]++ > 0) {
+      state.sink.Error(entry.first, path + "." + entry.first.Scalar(), "duplicate option",
+                       "give each option once");
+      continue;
+    }
+    ReadOption(entry.first, entry.second, path, state);
+  }
+}
+
+}  // namespace
+
+void ReadOpenSmSection(const YAML::Node& node, const std::string& path, ValidationState& state) {
+  MappingView view(node, path, {"binary", "log_file", "options"}, state.sink);
+  OpenSmSettings& opensm = state.config.sm.opensm;
+  if (const YAML::Node* binary = view.Get("binary"))
+    if (auto value = ReadAbsolutePath(*binary, view.PathOf("binary"), state.sink)) opensm.binary = *value;
+  if (const YAML::Node* log = view.Get("log_file"))
+    if (auto value = ReadAbsolutePath(*log, view.PathOf("log_file"), state.sink)) opensm.log_file = *value;
+  if (const YAML::Node* options = view.Get("options")) ReadOptions(*options, view.PathOf("options"), state);
+}
+
+void ReadSmSection(const YAML::Node& node, ValidationState& state) {
+  MappingView view(node, "sm", kSmKeys, state.sink);
+  if (!view.valid()) return;
+  SmSettings& sm = state.config.sm;
+  if (const YAML::Node* guid = view.Get("port_guid"))
+    if (auto value = ReadGuid(*guid, "sm.port_guid", state.sink)) sm.port_guid = *value;
+  if (const YAML::Node* role = view.Require("role", "add 'role: master' or 'role: standby'"))
+    if (auto value = ReadChoice(*role, "sm.role", {"master", "standby"}, state.sink))
+      sm.role = *value == "master" ? Role::kMaster : Role::kStandby;
+  sm.priority = sm.role == Role::kMaster ? kDefaultMasterPriority : kDefaultStandbyPriority;
+  if (const YAML::Node* priority = view.Get("priority"))
+    if (auto value = ReadInteger(*priority, "sm.priority", 0, 15, state.sink)) {
+      sm.priority = static_cast<int>(*value);
+      CheckPriorityForRole(*priority, state);
+    }
+  if (const YAML::Node* preempt = view.Get("preempt"))
+    if (auto value = ReadBool(*preempt, "sm.preempt", state.sink)) sm.preempt = *value;
+  if (const YAML::Node* key_file = view.Get("sm_key_file")) CheckSmKeyFile(*key_file, "sm.sm_key_file", state);
+  if (const YAML::Node* opensm = view.Get("opensm")) ReadOpenSmSection(*opensm, "sm.opensm", state);
+}
+
+void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationState& state) {
+  std::optional<std::string> file = ReadAbsolutePath(node, path, state.sink);
+  if (!file) return;
+  state.config.sm.sm_key_file = *file;
+  struct stat info;
+  if (stat(file->c_str(), &info) != 0) {
+    state.sink.Error(node, path, "cannot stat '" + *file + "': " + std::strerror(errno),
+                     "create it with one 64-bit key, e.g. 0x1a2b3c4d5e6f7081, mode 0600");
+    return;
+  }
+  if ((info.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", info.st_mode & 07777);
+    state.sink.Error(node, path, "'" + *file + "' is readable or writable by group or others (mode " + mode + ")",
+                     "chmod 600 '" + *file + "'");
+    return;
+  }
+  Result<std::string> text = ReadWholeFile(*file);
+  if (!text.ok()) {
+    state.sink.Error(node, path, "cannot read it: " + text.error().message, "make it readable by smsupd (root)");
+    return;
+  }
+  std::string key = *text;
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+  std::optional<Guid> value = ParseGuid(key);
+  if (!value) {
+    state.sink.Error(node, path, "'" + *file + "' does not hold a 64-bit hex key",
+                     "expected one line: 0x followed by 1 to 16 hex digits");
+    return;
+  }
+  state.config.sm.sm_key = *value;
+}
+
+}  // namespace smsupd::config

@@ -1,0 +1,45 @@
+// The validator's sections (internal). Each reader fills its part of the
+// Config and reports every problem it finds; none stops at the first one.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "config/yaml_view.h"
+
+namespace smsupd::config {
+
+struct ValidationState {
+  explicit ValidationState(DiagnosticSink& sink_in) : sink(sink_in) {}
+  Config config;
+  DiagnosticSink& sink;
+  // Where each host, group and host GUID was defined, for later diagnostics.
+  std::map<std::string, YAML::Node> host_nodes;
+  std::map<std::string, YAML::Node> group_nodes;
+  std::map<Guid, YAML::Node> guid_nodes;
+};
+
+// Letters, digits, '_', '.', '-'; 1..max_length characters.
+bool IsValidName(const std::string& name, size_t max_length);
+
+// Host and group names, for "did you mean" hints only (long in big inventories).
+std::vector<std::string_view> KnownNames(const Config& config);
+
+void ReadSmSection(const YAML::Node& node, ValidationState& state);
+void ReadOpenSmSection(const YAML::Node& node, const std::string& path, ValidationState& state);
+void ReadHosts(const YAML::Node& node, ValidationState& state);
+// Needs the hosts read first.
+void ReadGroups(const YAML::Node& node, ValidationState& state);
+// Needs hosts and groups read first.
+void ReadPartitions(const YAML::Node& node, ValidationState& state);
+// sm.sm_key_file: exists, readable, mode 0600-ish, one 64-bit 0x-hex key.
+void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationState& state);
+// limits.pkeys_per_port against the resolved membership of every known port.
+void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state);
+
+}  // namespace smsupd::config

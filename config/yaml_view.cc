@@ -1,0 +1,187 @@
+#include "config/yaml_view.h"
+
+#include <cctype>
+
+#include "config/edit_distance.h"
+
+namespace smsupd::config {
+
+void DiagnosticSink::Add(Severity severity, int line, int column, std::string path,
+                         std::string what, std::string valid) {
+  if (severity == Severity::kError) ++errors_;
+  diagnostics_.push_back(Diagnostic{severity, file_, line, column, std::move(path),
+                                    std::move(what), std::move(valid)});
+}
+
+void DiagnosticSink::Error(const YAML::Node& at, std::string path, std::string what,
+                           std::string valid) {
+  Add(Severity::kError, LineOf(at), ColumnOf(at), std::move(path), std::move(what),
+      std::move(valid));
+}
+
+void DiagnosticSink::Warning(const YAML::Node& at, std::string path, std::string what,
+                             std::string valid) {
+  Add(Severity::kWarning, LineOf(at), ColumnOf(at), std::move(path), std::move(what),
+      std::move(valid));
+}
+
+void DiagnosticSink::ErrorAt(int line, int column, std::string path, std::string what,
+                             std::string valid) {
+  Add(Severity::kError, line, column, std::move(path), std::move(what), std::move(valid));
+}
+
+int LineOf(const YAML::Node& node) {
+  return node.IsDefined() && node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+}
+
+int ColumnOf(const YAML::Node& node) {
+  return node.IsDefined() && node.Mark().column >= 0 ? node.Mark().column + 1 : 0;
+}
+
+std::string SuggestionText(std::string_view given, const std::vector<std::string_view>& choices) {
+  std::string nearest = NearestName(given, choices);
+  if (!nearest.empty()) return "did you mean '" + nearest + "'?";
+  std::string text = "valid: ";
+  for (size_t i = 0; i < choices.size(); ++i) text += (i ? ", " : "") + std::string(choices[i]);
+  return text;
+}
+
+MappingView::MappingView(const YAML::Node& node, std::string path,
+                         std::vector<std::string_view> allowed, DiagnosticSink& sink)
+    : node_(node), path_(std::move(path)), sink_(sink) {
+  if (!node.IsMap()) {
+    sink.Error(node, path_, node.IsNull() ? "is empty" : "is not a mapping",
+               "expected keys: " + SuggestionText("", allowed).substr(7));
+    return;
+  }
+  is_map_ = true;
+  for (const auto& entry : node) {
+    const YAML::Node& key = entry.first;
+    std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
+    bool known = false;
+    for (std::string_view candidate : allowed) known = known || candidate == name;
+    if (!known) {
+      sink.Error(key, PathOf(name), "unknown key '" + name + "'", SuggestionText(name, allowed));
+    } else if (values_.count(name) != 0) {
+      sink.Error(key, PathOf(name), "duplicate key '" + name + "'", "give each key once");
+    } else {
+      values_.emplace(name, entry.second);
+    }
+  }
+}
+
+const YAML::Node* MappingView::Get(std::string_view key) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+const YAML::Node* MappingView::Require(std::string_view key, std::string valid) {
+  const YAML::Node* value = Get(key);
+  if (value == nullptr && is_map_)
+    sink_.Error(node_, path_, "missing key '" + std::string(key) + "'", std::move(valid));
+  return value;
+}
+
+std::string MappingView::PathOf(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+std::optional<std::string> ReadString(const YAML::Node& node, const std::string& path,
+                                      DiagnosticSink& sink) {
+  if (!node.IsScalar() || node.Scalar().empty()) {
+    sink.Error(node, path, node.IsScalar() || node.IsNull() ? "is empty" : "is not a string",
+               "expected a string");
+    return std::nullopt;
+  }
+  return node.Scalar();
+}
+
+std::optional<bool> ReadBool(const YAML::Node& node, const std::string& path,
+                             DiagnosticSink& sink) {
+  if (node.IsScalar()) {
+    const std::string& text = node.Scalar();
+    if (text == "true" || text == "True" || text == "TRUE") return true;
+    if (text == "false" || text == "False" || text == "FALSE") return false;
+  }
+  sink.Error(node, path, "is not a boolean", "expected true or false");
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> ParseIntegerText(std::string_view text) {
+  bool negative = !text.empty() && text[0] == '-';
+  std::string_view digits = negative ? text.substr(1) : text;
+  int base = 10;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    digits.remove_prefix(2);
+    base = 16;
+  }
+  if (digits.empty() || digits.size() > 16) return std::nullopt;
+  for (char c : digits)
+    if (!(base == 16 ? std::isxdigit(static_cast<unsigned char>(c))
+                     : std::isdigit(static_cast<unsigned char>(c))))
+      return std::nullopt;
+  if (base == 10 && digits.size() > 1 && digits[0] == '0') return std::nullopt;  // octal?
+  std::int64_t value = static_cast<std::int64_t>(std::stoull(std::string(digits), nullptr, base));
+  return negative ? -value : value;
+}
+
+std::optional<std::int64_t> ReadInteger(const YAML::Node& node, const std::string& path,
+                                        std::int64_t min, std::int64_t max, DiagnosticSink& sink) {
+  std::string range = "expected an integer " + std::to_string(min) + ".." + std::to_string(max);
+  std::optional<std::int64_t> value;
+  if (node.IsScalar()) value = ParseIntegerText(node.Scalar());
+  if (!value) {
+    std::string shown = node.IsScalar() ? "'" + node.Scalar() + "' " : "";
+    sink.Error(node, path, shown + "is not an integer", range);
+    return std::nullopt;
+  }
+  if (*value < min || *value > max) {
+    sink.Error(node, path, node.Scalar() + " is out of range", range);
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<Guid> ReadGuid(const YAML::Node& node, const std::string& path,
+                             DiagnosticSink& sink) {
+  const char* valid = "expected 0x followed by 1 to 16 hex digits, e.g. 0x0002c90300a1b2c3";
+  std::optional<Guid> guid;
+  if (node.IsScalar()) guid = ParseGuid(node.Scalar());
+  if (!guid) {
+    std::string shown = node.IsScalar() ? "'" + node.Scalar() + "' " : "";
+    sink.Error(node, path, shown + "is not a GUID", valid);
+    return std::nullopt;
+  }
+  if (*guid == 0) {
+    sink.Error(node, path, "GUID 0 names no port", valid);
+    return std::nullopt;
+  }
+  return guid;
+}
+
+std::optional<std::string> ReadAbsolutePath(const YAML::Node& node, const std::string& path,
+                                            DiagnosticSink& sink) {
+  std::optional<std::string> text = ReadString(node, path, sink);
+  if (text && (*text)[0] != '/') {
+    sink.Error(node, path, "'" + *text + "' is not an absolute path", "expected a path starting with /");
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<std::string> ReadChoice(const YAML::Node& node, const std::string& path,
+                                      const std::vector<std::string_view>& choices,
+                                      DiagnosticSink& sink) {
+  if (node.IsScalar())
+    for (std::string_view choice : choices)
+      if (node.Scalar() == choice) return node.Scalar();
+  std::string shown = node.IsScalar() ? "'" + node.Scalar() + "'" : "value";
+  std::string valid = "valid: ";
+  for (size_t i = 0; i < choices.size(); ++i) valid += (i ? ", " : "") + std::string(choices[i]);
+  std::string nearest = node.IsScalar() ? NearestName(node.Scalar(), choices) : "";
+  if (!nearest.empty()) valid = "did you mean '" + nearest + "'? " + valid;
+  sink.Error(node, path, shown + " is not valid", valid);
+  return std::nullopt;
+}
+
+}  // namespace smsupd::config
