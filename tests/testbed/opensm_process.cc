@@ -21,6 +21,14 @@ std::string RenderOpenSmConf(Guid port_guid, int priority, const std::string& di
   return conf.str();
 }
 
+OpenSmSpec OpenSmOn(const std::string& node, int priority, std::map<std::string, std::string> options) {
+  OpenSmSpec spec;
+  spec.node = node;
+  spec.priority = priority;
+  spec.options = std::move(options);
+  return spec;
+}
+
 std::map<std::string, std::string> FastFailoverOptions() {
   return {{"sminfo_polling_timeout", "1000"}, {"polling_retry_number", "2"}};
 }

@@ -20,6 +20,9 @@ struct OpenSmSpec {
   std::string binary = "opensm";
 };
 
+// The usual spec: OpenSM on `node` at `priority` with extra `options`.
+OpenSmSpec OpenSmOn(const std::string& node, int priority, std::map<std::string, std::string> options = {});
+
 // The opensm.conf the test bed writes: guid, sm_priority, log_file,
 // partition_config_file and dump_files_dir inside `dir`, then `options`.
 std::string RenderOpenSmConf(Guid port_guid, int priority, const std::string& dir,
