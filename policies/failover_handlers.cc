@@ -84,6 +84,7 @@ bool FailoverPolicy::OnOpenSmExited() {
 }
 
 bool FailoverPolicy::OnMasterLost() {
+  if (!observation_->master) return false;
   const MasterWatch& w = *observation_->master;
   const std::string why = "master " + FormatGuid(w.guid) + " missed " +
                           std::to_string(w.consecutive_misses) + " SMInfo polls, its port " +
@@ -95,9 +96,10 @@ bool FailoverPolicy::OnMasterLost() {
 }
 
 bool FailoverPolicy::OnNoMaster() {
-  const std::string why = "no MASTER in the subnet for " +
-                          std::to_string(std::chrono::duration_cast<Duration>(
-                                             now_ - *no_master_since_).count()) + " ms";
+  const auto since = no_master_since_.value_or(now_);
+  const std::string why =
+      "no MASTER in the subnet for " +
+      std::to_string(std::chrono::duration_cast<Duration>(now_ - since).count()) + " ms";
   Emit(Action::EmitEvent("NO_MASTER", why));
   Emit(Action::TakeOver(why));
   return true;
@@ -109,6 +111,7 @@ bool FailoverPolicy::OnNoMaster() {
 bool FailoverPolicy::OnDualMaster() {
   const auto masters = Masters();
   const auto winner = ElectionWinner(masters);
+  if (masters.size() < 2 || !winner) return false;
   Emit(Action::EmitEvent("DUAL_MASTER", std::to_string(masters.size()) +
                                             " MASTERs; OpenSM's election picks " +
                                             Describe(*winner)));
@@ -129,6 +132,7 @@ bool FailoverPolicy::OnDualMaster() {
 
 bool FailoverPolicy::OnClaimSeen() {
   const auto claimer = Claimer();
+  if (!claimer) return false;
   const auto best = BestStandby(view_, config_.local_guid);
   if (!best || best->guid != claimer->guid) {
     // OpenSM would hand over to `best`, not to the claimer: do not yield.
@@ -147,10 +151,10 @@ bool FailoverPolicy::OnClaimSeen() {
 
 bool FailoverPolicy::OnHandoverComplete() {
   const auto master = RemoteMaster();
-  Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + Describe(*master)));
+  const std::string who = master ? Describe(*master) : "another SM";
+  Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + who));
   problems_.ClearSticky(kProblemHandoverFailed);
-  if (operator_waiting_)
-    Emit(Action::Reply(true, "mastership handed over to " + Describe(*master)));
+  if (operator_waiting_) Emit(Action::Reply(true, "mastership handed over to " + who));
   operator_waiting_ = false;
   return !stopping_;
 }

@@ -39,6 +39,17 @@ void FailoverPolicy::ForceStateForTest(SupervisorState state, TimePoint now) {
   if (state == SupervisorState::kStopping) deadline_ = now + config_.stop_timeout;
 }
 
+Actions FailoverPolicy::ApplyForTest(PolicyEvent event, const Observation& observation,
+                                     TimePoint now) {
+  actions_.clear();
+  now_ = now;
+  observation_ = &observation;
+  Absorb(observation);
+  Apply(event);
+  observation_ = nullptr;
+  return std::move(actions_);
+}
+
 Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
   actions_.clear();
   now_ = now;

@@ -77,6 +77,8 @@ class FailoverPolicy {
   // Test hook: put the machine in a state as if it had got there, with the
   // OpenSM child running (used by the table-driven transition tests).
   void ForceStateForTest(SupervisorState state, TimePoint now);
+  // Test hook: one step that applies exactly `event` (no derived events).
+  Actions ApplyForTest(PolicyEvent event, const Observation& observation, TimePoint now);
 
  private:
   // failover_policy.cc: the step loop and the state machine core.

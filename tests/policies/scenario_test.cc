@@ -1,0 +1,274 @@
+// Sequences of observations from a modelled subnet with two supervised SMs:
+// fail / return / fail again under both policies, busy masters, races,
+// operator commands. After every step the SM the fabric has as MASTER must be
+// the one OpenSM's own election would keep (the plan and OpenSM agree), and no
+// step may use the raise-a-standby path FABRIC.md saw fail.
+#include <gtest/gtest.h>
+
+#include "tests/policies/fabric_world.h"
+
+namespace smsupd::policy::testing {
+namespace {
+
+// "s" has the lower GUID: on equal priorities OpenSM would prefer it, so
+// every clamp below the master is exercised.
+constexpr Guid kM = 0x0002c9030000000a;
+constexpr Guid kS = 0x0002c90300000005;
+constexpr int kHoldSteps = 3000 / 150;
+
+bool AnyInTransition(FabricWorld& w) {
+  for (const SimNode* n : w.nodes()) {
+    const auto s = n->policy->state();
+    if (s == SupervisorState::kHandingOver || s == SupervisorState::kTakingOver) return true;
+  }
+  return false;
+}
+
+// One step plus the invariants; false (with a failure) when one broke.
+bool CheckedStep(FabricWorld& w) {
+  w.Step();
+  EXPECT_FALSE(w.bad_path_used()) << "a STANDBY was raised above the MASTER";
+  const auto masters = w.Masters();
+  if (masters.size() != 1) return !w.bad_path_used();
+  if (!AnyInTransition(w) && w.MasterName() != w.ElectionWinnerName()) {
+    ADD_FAILURE() << "MASTER " << w.MasterName() << " but OpenSM would elect "
+                  << w.ElectionWinnerName();
+    return false;
+  }
+  return !w.bad_path_used();
+}
+
+bool RunChecked(FabricWorld& w, int steps) {
+  for (int i = 0; i < steps; ++i)
+    if (!CheckedStep(w)) return false;
+  return true;
+}
+
+template <typename Pred>
+int StepsUntil(FabricWorld& w, Pred pred, int max_steps) {
+  for (int i = 0; i < max_steps; ++i) {
+    if (pred()) return i;
+    if (!CheckedStep(w)) return -1;
+  }
+  return pred() ? max_steps : -1;
+}
+
+bool Emitted(const SimNode& n, Action::Kind kind) {
+  for (const Action& a : n.last_actions)
+    if (a.kind == kind) return true;
+  return false;
+}
+
+// m (role master) comes up first and is MASTER; s joins as STANDBY.
+void Boot(FabricWorld& w, bool preempt) {
+  w.AddNode("m", kM, Role::kMaster, preempt);
+  SimNode& s = w.AddNode("s", kS, Role::kStandby, preempt);
+  s.smsupd_up = false;
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 10), 0);
+  w.NodeUp("s");
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("s").state == SmState::kStandby; }, 10), 0);
+  ASSERT_TRUE(RunChecked(w, 5));
+  ASSERT_EQ(w.node("m").priority, 15);
+  ASSERT_EQ(w.node("s").priority, 5);
+}
+
+TEST(ScenarioTest, BootGivesTheRoleMasterTheTopPriority) {
+  FabricWorld w;
+  Boot(w, true);
+  EXPECT_EQ(w.node("m").policy->state(), SupervisorState::kMaster);
+  EXPECT_EQ(w.node("s").policy->state(), SupervisorState::kStandby);
+  EXPECT_TRUE(w.node("m").policy->problems().empty());
+}
+
+TEST(ScenarioTest, KilledMasterHandsOverAtOnce) {
+  FabricWorld w;
+  Boot(w, true);
+  w.KillOpenSm("m");
+  w.Step();  // m's smsupd sees the exit and sends the HANDOVER in this step
+  EXPECT_TRUE(Emitted(w.node("m"), Action::Kind::kSendHandover));
+  EXPECT_EQ(w.MasterName(), "s");
+  EXPECT_TRUE(Emitted(w.node("m"), Action::Kind::kRestartOpenSm));
+}
+
+// preempt: fail, come back (hold time, then take back), fail again.
+TEST(ScenarioTest, PreemptFailReturnFail) {
+  FabricWorld w;
+  Boot(w, true);
+  w.KillOpenSm("m");
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "s"; }, 2), 0);
+  const int rejoin = StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10);
+  ASSERT_GE(rejoin, 0);
+  EXPECT_EQ(w.node("s").priority, 15);  // the master holds the top
+  // Not before the hold time: no flapping.
+  ASSERT_TRUE(RunChecked(w, kHoldSteps - 2));
+  EXPECT_EQ(w.MasterName(), "s");
+  const int back = StepsUntil(w, [&] { return w.MasterName() == "m"; }, 20);
+  ASSERT_GE(back, 0);
+  ASSERT_TRUE(RunChecked(w, 5));
+  EXPECT_EQ(w.node("m").priority, 15);
+  EXPECT_EQ(w.node("s").priority, 5);
+
+  w.NodeDown("m");  // fail again, the whole node this time
+  const int takeover = StepsUntil(w, [&] { return w.MasterName() == "s"; }, 20);
+  ASSERT_GE(takeover, 0);
+  EXPECT_LE(takeover, 4);  // 3 missed polls at 150 ms, then HANDOVER to itself
+  w.NodeUp("m");
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, kHoldSteps + 30), 0);
+  EXPECT_TRUE(RunChecked(w, 10));
+}
+
+// sticky: whoever is master stays master; the returning node is a standby.
+TEST(ScenarioTest, StickyFailReturnFail) {
+  FabricWorld w;
+  Boot(w, false);
+  w.KillOpenSm("m");
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "s"; }, 2), 0);
+  ASSERT_TRUE(RunChecked(w, 4 * kHoldSteps));
+  EXPECT_EQ(w.MasterName(), "s");
+  EXPECT_EQ(w.node("s").priority, 15);
+  EXPECT_EQ(w.node("m").priority, 5);
+  EXPECT_EQ(w.node("m").state, SmState::kStandby);
+
+  w.KillOpenSm("s");
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 2), 0);
+  ASSERT_TRUE(RunChecked(w, 4 * kHoldSteps));
+  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_EQ(w.node("s").state, SmState::kStandby);
+  EXPECT_EQ(w.master_changes(), 3);  // m, s, m: no double failover
+}
+
+TEST(ScenarioTest, BusyMasterWithLostPollsIsNeverTakenOver) {
+  FabricWorld w;
+  Boot(w, false);
+  for (int i = 0; i < 300; ++i) {
+    if (i % 3 == 0) w.DropNextPolls("m", 2);  // 2 of every 3 polls lost
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_FALSE(Emitted(w.node("s"), Action::Kind::kTakeOver)) << "step " << i;
+  }
+  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_EQ(w.master_changes(), 1);
+}
+
+TEST(ScenarioTest, SilentSmOnLiveNodeNeedsExtraMisses) {
+  FabricWorld w;
+  Boot(w, false);
+  w.node("m").smsupd_up = false;  // nobody on m hands over
+  w.node("m").hung = true;        // SM silent, port (HCA) still answers
+  const PolicyConfig& c = w.node("s").config;
+  const int steps = StepsUntil(w, [&] { return w.node("s").state == SmState::kMaster; }, 20);
+  ASSERT_GE(steps, 0);
+  EXPECT_GE(steps, c.miss_threshold + c.silent_sm_extra_misses);
+}
+
+TEST(ScenarioTest, HungMasterThatRecoversBeforeTheThresholdKeepsMastership) {
+  FabricWorld w;
+  Boot(w, false);
+  w.node("m").hung = true;
+  ASSERT_TRUE(RunChecked(w, 4));  // fewer than threshold + extra misses
+  w.node("m").hung = false;
+  ASSERT_TRUE(RunChecked(w, 50));
+  EXPECT_EQ(w.MasterName(), "m");
+}
+
+TEST(ScenarioTest, OperatorFailoverBothWaysWithoutFlipBack) {
+  FabricWorld w;
+  Boot(w, true);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  for (int i = 0; i < 10 && w.node("m").replies.empty(); ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_FALSE(w.MasterName().empty()) << "a moment without master";
+  }
+  ASSERT_EQ(w.node("m").replies.size(), 1u);
+  EXPECT_EQ(w.node("m").replies[0].rfind("ok: ", 0), 0u) << w.node("m").replies[0];
+  EXPECT_EQ(w.MasterName(), "s");
+  ASSERT_TRUE(RunChecked(w, 3 * kHoldSteps));  // preempt must not take it back
+  EXPECT_EQ(w.MasterName(), "s");
+
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, kM});
+  ASSERT_GE(StepsUntil(w, [&] { return !w.node("s").replies.empty(); }, 10), 0);
+  EXPECT_EQ(w.node("s").replies[0].rfind("ok: ", 0), 0u) << w.node("s").replies[0];
+  ASSERT_TRUE(RunChecked(w, 3 * kHoldSteps));
+  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_EQ(w.node("m").priority, 15);
+  EXPECT_EQ(w.node("s").priority, 5);
+}
+
+TEST(ScenarioTest, FailoverIsRefusedWithAReason) {
+  FabricWorld w;
+  Boot(w, true);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kFailover, Guid{0x77}});
+  w.Step();
+  ASSERT_EQ(w.node("m").replies.size(), 1u);
+  EXPECT_NE(w.node("m").replies[0].find("not an SM of this subnet"), std::string::npos);
+
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  w.Step();
+  ASSERT_EQ(w.node("s").replies.size(), 1u);
+  EXPECT_NE(w.node("s").replies[0].find("not MASTER"), std::string::npos);
+
+  w.NodeDown("s");
+  ASSERT_TRUE(RunChecked(w, 3));
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  w.Step();
+  ASSERT_EQ(w.node("m").replies.size(), 2u);
+  EXPECT_NE(w.node("m").replies[1].find("no healthy STANDBY"), std::string::npos);
+  EXPECT_EQ(w.MasterName(), "m");
+}
+
+TEST(ScenarioTest, SigtermOnMasterHandsOverBeforeStopping) {
+  FabricWorld w;
+  Boot(w, true);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kStop, std::nullopt});
+  for (int i = 0; i < 20 && w.node("m").policy->state() != SupervisorState::kStopped; ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_FALSE(w.MasterName().empty()) << "a moment without master";
+  }
+  EXPECT_EQ(w.node("m").policy->state(), SupervisorState::kStopped);
+  EXPECT_FALSE(w.node("m").running);
+  EXPECT_EQ(w.MasterName(), "s");
+}
+
+TEST(ScenarioTest, DualMasterRaceIsEnded) {
+  FabricWorld w;
+  w.AddNode("m", kM, Role::kMaster, true);
+  w.AddNode("s", kS, Role::kStandby, true);
+  w.StartRacing("m", "s");  // FABRIC.md: both entered MASTER
+  ASSERT_EQ(w.Masters().size(), 2u);
+  const int steps = StepsUntil(w, [&] { return w.MasterName() == "m"; }, 40);
+  ASSERT_GE(steps, 0);
+  EXPECT_TRUE(RunChecked(w, 10));
+  EXPECT_EQ(w.node("s").priority, 5);
+  EXPECT_FALSE(w.node("s").policy->problems().count(kProblemDualMaster));
+}
+
+TEST(ScenarioTest, NoMasterRaceIsEnded) {
+  FabricWorld w;
+  w.AddNode("m", kM, Role::kMaster, true).smsupd_up = false;
+  w.AddNode("s", kS, Role::kStandby, true).smsupd_up = false;
+  w.StartRaw("s", 5);
+  w.Step();
+  w.StartRaw("m", 15);  // FABRIC.md: both end STANDBY
+  ASSERT_TRUE(w.MasterName().empty());
+  w.NodeUp("m");
+  w.NodeUp("s");
+  const int steps = StepsUntil(w, [&] { return w.Masters().size() == 1; }, 20);
+  ASSERT_GE(steps, 0);
+  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_TRUE(RunChecked(w, 20));
+}
+
+TEST(ScenarioTest, LoneMasterRestartsAtItsRolePriority) {
+  FabricWorld w;
+  w.AddNode("m", kM, Role::kMaster, true);
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 30), 0);
+  w.Step(2);
+  EXPECT_TRUE(w.node("m").policy->problems().count(kProblemNoStandby));
+  w.KillOpenSm("m");
+  w.Step();
+  EXPECT_FALSE(Emitted(w.node("m"), Action::Kind::kSendHandover));
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 10), 0);
+  EXPECT_EQ(w.node("m").priority, 15);
+}
+
+}  // namespace
+}  // namespace smsupd::policy::testing
