@@ -181,7 +181,10 @@ void FailoverPolicy::UpdateProblems() {
   in.inventory = config_.inventory;
   in.sm_key_mismatch = observation_->sm_key_mismatch;
   in.dual_master_settled = dual_since_ && now_ - *dual_since_ >= config_.dual_master_grace;
-  in.no_master_settled = no_master_since_ && now_ - *no_master_since_ >= config_.no_master_grace;
+  // A node whose own port is Down cannot tell; LOCAL_PORT_DOWN says so.
+  const auto& port = observation_->local_port;
+  in.no_master_settled = no_master_since_ && port && port->port_state != 1 &&
+                         now_ - *no_master_since_ >= config_.no_master_grace;
   const auto& w = observation_->master;
   in.act_count_stalled = w && w->consecutive_misses == 0 && w->guid == act_guid_ &&
                          now_ - act_changed_at_ >= config_.act_count_stall;

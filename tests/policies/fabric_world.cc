@@ -49,6 +49,7 @@ void FabricWorld::Step(int count) {
     for (auto& n : nodes_) {
       if (!n->smsupd_up || !n->node_up) continue;
       n->last_actions = n->policy->Decide(Observe(*n), now_);
+      n->history.insert(n->history.end(), n->last_actions.begin(), n->last_actions.end());
       Execute(*n, n->last_actions);
     }
     Settle();
@@ -66,9 +67,11 @@ Observation FabricWorld::Observe(SimNode& n) {
   if (n.running && !n.hung) obs.local_sm = LocalSmInfo{n.state, n.priority, n.act_count};
   // A port stays Init until some master has configured it.
   obs.local_port = LocalPort{Masters().empty() && !configured_ ? 2 : 4, n.lid, 0};
+  if (n.port_down) obs.local_port->port_state = 1;
+  obs.sm_key_mismatch = n.sm_key_mismatch;
   const SimNode* current = nullptr;
   for (const SimNode* m : Masters())
-    if (m != &n && Answers(*m)) current = m;
+    if (m != &n && Answers(*m) && !n.port_down) current = m;
   // The daemon polls the master its port's SM LID points to; it follows a
   // new master at once and keeps polling a silent one.
   if (n.running && n.state == SmState::kMaster) {
@@ -80,13 +83,14 @@ Observation FabricWorld::Observe(SimNode& n) {
   }
   if (n.watched) {
     SimNode& w = *ByGuid(*n.watched);
-    bool answered = Answers(w);
+    bool answered = Answers(w) && !n.port_down;
     if (answered && drop_[w.name] > 0) { --drop_[w.name]; answered = false; }
-    if (answered) { n.misses = 0; ++w.act_count; } else { ++n.misses; }
+    if (answered) { n.misses = 0; w.act_count += w.act_frozen ? 0 : 1; } else { ++n.misses; }
+    const bool port_answers = w.node_up && !n.port_down;
     obs.master = MasterWatch{w.guid, w.lid, w.priority, w.state, n.misses, w.act_count,
-                             n.misses > 0 ? std::optional<bool>(w.node_up) : std::nullopt};
+                             n.misses > 0 ? std::optional<bool>(port_answers) : std::nullopt};
   }
-  if (current || (n.running && n.state == SmState::kMaster)) {
+  if (!n.port_down && (current || (n.running && n.state == SmState::kMaster))) {
     std::vector<SmEntry> sms;
     for (auto& s : nodes_)
       if (Answers(*s)) sms.push_back(SmEntry{s->guid, s->lid, s->state, s->priority});
@@ -199,6 +203,11 @@ void FabricWorld::NodeUp(const std::string& name) {
   n.smsupd_up = true;
   n.watched.reset();
   n.misses = 0;
+  n.policy = std::make_unique<FailoverPolicy>(n.config, now_);
+}
+
+void FabricWorld::RestartSmsupd(const std::string& name) {
+  SimNode& n = node(name);
   n.policy = std::make_unique<FailoverPolicy>(n.config, now_);
 }
 

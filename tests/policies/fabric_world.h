@@ -25,6 +25,9 @@ struct SimNode {
   bool node_up = true;        // the node answers anything at all
   bool running = false;       // its OpenSM process
   bool hung = false;          // OpenSM alive but answers no SMInfo
+  bool port_down = false;     // the node's own port is Down: it sees nothing
+  bool act_frozen = false;    // ActCount never moves (answers anyway)
+  bool sm_key_mismatch = false;  // its OpenSM logs ERR 2F18
   SmState state = SmState::kNotActive;
   int priority = 0;
   std::uint32_t act_count = 0;
@@ -34,6 +37,7 @@ struct SimNode {
   std::optional<Guid> watched;  // remote master this node's daemon polls
   int misses = 0;
   std::vector<Action> last_actions;
+  std::vector<Action> history;  // every action since the node's policy began
   std::vector<OperatorCommand> pending_commands;
   std::vector<std::string> replies;  // "ok: ..." / "refused: ..."
 };
@@ -62,6 +66,7 @@ class FabricWorld {
   void KillOpenSm(const std::string& name);  // kill -9 of the OpenSM
   void NodeDown(const std::string& name);    // node or port gone
   void NodeUp(const std::string& name);      // node back, smsupd restarts
+  void RestartSmsupd(const std::string& name);  // new policy, OpenSM kept
   void Command(const std::string& name, OperatorCommand command);
   // Starts OpenSM on two nodes in the same step at their role priority,
   // without smsupd: FABRIC.md's "both entered MASTER" race.

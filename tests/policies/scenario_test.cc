@@ -5,72 +5,10 @@
 // step may use the raise-a-standby path FABRIC.md saw fail.
 #include <gtest/gtest.h>
 
-#include "tests/policies/fabric_world.h"
+#include "tests/policies/scenario_steps.h"
 
 namespace smsupd::policy::testing {
 namespace {
-
-// "s" has the lower GUID: on equal priorities OpenSM would prefer it, so
-// every clamp below the master is exercised.
-constexpr Guid kM = 0x0002c9030000000a;
-constexpr Guid kS = 0x0002c90300000005;
-constexpr int kHoldSteps = 3000 / 150;
-
-bool AnyInTransition(FabricWorld& w) {
-  for (const SimNode* n : w.nodes()) {
-    const auto s = n->policy->state();
-    if (s == SupervisorState::kHandingOver || s == SupervisorState::kTakingOver) return true;
-  }
-  return false;
-}
-
-// One step plus the invariants; false (with a failure) when one broke.
-bool CheckedStep(FabricWorld& w) {
-  w.Step();
-  EXPECT_FALSE(w.bad_path_used()) << "a STANDBY was raised above the MASTER";
-  const auto masters = w.Masters();
-  if (masters.size() != 1) return !w.bad_path_used();
-  if (!AnyInTransition(w) && w.MasterName() != w.ElectionWinnerName()) {
-    ADD_FAILURE() << "MASTER " << w.MasterName() << " but OpenSM would elect "
-                  << w.ElectionWinnerName();
-    return false;
-  }
-  return !w.bad_path_used();
-}
-
-bool RunChecked(FabricWorld& w, int steps) {
-  for (int i = 0; i < steps; ++i)
-    if (!CheckedStep(w)) return false;
-  return true;
-}
-
-template <typename Pred>
-int StepsUntil(FabricWorld& w, Pred pred, int max_steps) {
-  for (int i = 0; i < max_steps; ++i) {
-    if (pred()) return i;
-    if (!CheckedStep(w)) return -1;
-  }
-  return pred() ? max_steps : -1;
-}
-
-bool Emitted(const SimNode& n, Action::Kind kind) {
-  for (const Action& a : n.last_actions)
-    if (a.kind == kind) return true;
-  return false;
-}
-
-// m (role master) comes up first and is MASTER; s joins as STANDBY.
-void Boot(FabricWorld& w, bool preempt) {
-  w.AddNode("m", kM, Role::kMaster, preempt);
-  SimNode& s = w.AddNode("s", kS, Role::kStandby, preempt);
-  s.smsupd_up = false;
-  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 10), 0);
-  w.NodeUp("s");
-  ASSERT_GE(StepsUntil(w, [&] { return w.node("s").state == SmState::kStandby; }, 10), 0);
-  ASSERT_TRUE(RunChecked(w, 5));
-  ASSERT_EQ(w.node("m").priority, 15);
-  ASSERT_EQ(w.node("s").priority, 5);
-}
 
 TEST(ScenarioTest, BootGivesTheRoleMasterTheTopPriority) {
   FabricWorld w;
