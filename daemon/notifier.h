@@ -1,0 +1,46 @@
+// The service manager's notify channel behind an interface (STYLE habit 1).
+// The contract follows systemd's own daemons: READY=1 only when really ready,
+// RELOADING=1 while a reload runs, STOPPING=1 on every exit path, WATCHDOG=1
+// from the event loop itself so that a hung loop is caught.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace smsupd {
+
+class Notifier {
+ public:
+  virtual ~Notifier() = default;
+  // One sd_notify(3) message such as "READY=1\nSTATUS=...". Failures are
+  // ignored: a daemon started outside systemd has no one to tell.
+  virtual void Notify(std::string_view message) = 0;
+  // The interval at which WATCHDOG=1 must arrive, when the service manager
+  // asked for one (WatchdogSec=); nullopt otherwise.
+  virtual std::optional<std::chrono::microseconds> WatchdogTimeout() const = 0;
+};
+
+// Talks to systemd through libsystemd's sd_notify(); a no-op without
+// NOTIFY_SOCKET in the environment.
+class SystemdNotifier : public Notifier {
+ public:
+  void Notify(std::string_view message) override;
+  std::optional<std::chrono::microseconds> WatchdogTimeout() const override;
+};
+
+// Calls notifier.Notify("STOPPING=1") when it goes out of scope, so every
+// return path of the daemon's main says so.
+class StoppingGuard {
+ public:
+  explicit StoppingGuard(Notifier& notifier) : notifier_(notifier) {}
+  ~StoppingGuard() { notifier_.Notify("STOPPING=1"); }
+  StoppingGuard(const StoppingGuard&) = delete;
+  StoppingGuard& operator=(const StoppingGuard&) = delete;
+
+ private:
+  Notifier& notifier_;
+};
+
+}  // namespace smsupd

@@ -1,0 +1,117 @@
+// Runs the local OpenSM and keeps it running.
+//
+//   Start() --adopt (pid file matches)--> kRunning <--------------+
+//      \--spawn------------------------>  kRunning                |
+//   kRunning --child exits--> kWaitingToRestart --timer (back-off)+
+//   kRunning / kWaitingToRestart --Stop()--> kStopping --exit--> kStopped
+//
+// Restart back-off and crash-loop rules: restart_backoff.h. The supervisor
+// never ties OpenSM's life to its own: no PR_SET_PDEATHSIG, its own session,
+// and a pid file so that the next smsupd adopts it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <spdlog/common.h>
+
+#include "common/result.h"
+#include "daemon/clock.h"
+#include "daemon/opensm_launch.h"
+#include "daemon/process.h"
+#include "daemon/process_table.h"
+#include "daemon/restart_backoff.h"
+
+namespace smsupd {
+
+struct SupervisorTuning {
+  BackoffPolicy backoff;
+  CrashLoopPolicy crash_loop;
+  // SIGTERM first; SIGKILL if OpenSM has not exited by then.
+  Clock::Duration stop_deadline = std::chrono::seconds(10);
+};
+
+// What happened to OpenSM, for the event log and health problems. `kind`
+// is the stable log ID (docs/log-messages.md).
+struct OpenSmEvent {
+  std::string kind;  // OPENSM_STARTED, OPENSM_ADOPTED, OPENSM_EXITED, ...
+  std::string details;
+  pid_t pid = 0;
+};
+
+struct OpenSmSnapshot {
+  enum class State { kStopped, kRunning, kWaitingToRestart, kStopping };
+  State state = State::kStopped;
+  pid_t pid = 0;  // 0 unless running
+  bool adopted = false;
+  Clock::Duration uptime{0};
+  int restarts = 0;  // restarts after exits, since this smsupd started
+  bool crash_loop = false;
+  std::string last_exit;  // ExitStatus::Describe() of the last exit, if any
+};
+
+const char* SupervisorStateName(OpenSmSnapshot::State state);
+
+class OpenSmSupervisor {
+ public:
+  using EventSink = std::function<void(const OpenSmEvent&)>;
+
+  OpenSmSupervisor(boost::asio::io_context& io, ProcessLauncher& launcher,
+                   const ProcessTable& processes, const Clock& clock, OpenSmLaunchSpec spec,
+                   SupervisorTuning tuning, EventSink events);
+  ~OpenSmSupervisor();
+
+  // Adopts the OpenSM named by the pid file when it is really ours for this
+  // port; otherwise starts one. An error only when OpenSM cannot be started.
+  Status Start();
+  // SIGTERM, SIGKILL after the deadline; `done` runs once OpenSM is gone.
+  void Stop(std::function<void()> done);
+  // Stop, then start with `spec` (reload --restart).
+  void Restart(OpenSmLaunchSpec spec, std::function<void(Status)> done);
+  // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
+  Status Hangup();
+
+  OpenSmSnapshot Snapshot() const;
+  const OpenSmLaunchSpec& spec() const { return spec_; }
+
+ private:
+  bool TryAdopt();
+  Status Spawn();
+  ProcessCallbacks Callbacks();
+  void OnExit(const ExitStatus& status);
+  void ScheduleRestart(Clock::Duration delay);
+  void RecordPid(pid_t pid);
+  void Emit(std::string kind, std::string details, pid_t pid,
+            spdlog::level::level_enum level = spdlog::level::info);
+
+  boost::asio::io_context& io_;
+  ProcessLauncher& launcher_;
+  const ProcessTable& processes_;
+  const Clock& clock_;
+  OpenSmLaunchSpec spec_;
+  SupervisorTuning tuning_;
+  EventSink events_;
+
+  OpenSmSnapshot::State state_ = OpenSmSnapshot::State::kStopped;
+  std::unique_ptr<WatchedProcess> process_;
+  // Kept until the next exit so its last output lines still reach the log.
+  std::unique_ptr<WatchedProcess> exited_process_;
+  Clock::TimePoint started_at_{};
+  int restarts_ = 0;
+  std::string last_exit_;
+  bool crash_loop_reported_ = false;
+  RestartBackoff backoff_;
+  CrashLoopDetector crash_loop_;
+  boost::asio::steady_timer restart_timer_;
+  boost::asio::steady_timer kill_timer_;
+  std::vector<std::function<void()>> on_stopped_;
+};
+
+}  // namespace smsupd

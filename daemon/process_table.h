@@ -1,0 +1,39 @@
+// What /proc says about a process, behind an interface so the adoption checks
+// are tested without real processes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace smsupd {
+
+struct ProcessFacts {
+  std::string exe;                   // readlink of /proc/<pid>/exe
+  std::vector<std::string> cmdline;  // argv, from /proc/<pid>/cmdline
+  std::uint64_t start_ticks = 0;     // field 22 of /proc/<pid>/stat: start time since boot
+  std::chrono::milliseconds age{0};  // how long it has been running
+};
+
+class ProcessTable {
+ public:
+  virtual ~ProcessTable() = default;
+  // Error if no such process exists (or it cannot be inspected).
+  virtual Result<ProcessFacts> Inspect(pid_t pid) const = 0;
+};
+
+class ProcFsProcessTable : public ProcessTable {
+ public:
+  explicit ProcFsProcessTable(std::string proc_root = "/proc") : root_(std::move(proc_root)) {}
+  Result<ProcessFacts> Inspect(pid_t pid) const override;
+
+ private:
+  std::string root_;
+};
+
+}  // namespace smsupd

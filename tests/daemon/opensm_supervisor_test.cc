@@ -1,0 +1,190 @@
+// The supervisor against real child processes: a shell script stands in for
+// OpenSM (it is started as `<script> -F <conf>` exactly like OpenSM).
+#include "daemon/opensm_supervisor.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/opensm_pid_file.h"
+#include "daemon/pidfd_process_launcher.h"
+
+namespace smsupd {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// Exits 3 at once while <state_dir>/crash exists; otherwise runs until SIGTERM.
+constexpr char kFakeOpenSm[] = R"(#!/bin/sh
+echo "fake opensm $*"
+echo "fake opensm on stderr" >&2
+[ -e "$(dirname "$2")/crash" ] && exit 3
+trap 'exit 0' TERM
+while :; do sleep 1 & wait $!; done
+)";
+
+class OpenSmSupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/supervisor-test-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    std::ofstream(dir_ + "/fake-opensm") << kFakeOpenSm;
+    ::chmod((dir_ + "/fake-opensm").c_str(), 0755);
+    spec_ = {dir_ + "/fake-opensm", dir_ + "/state/opensm.conf", dir_ + "/state", 0x0002c903000000a1};
+    tuning_.backoff = {1ms, 8ms, 60s};
+  }
+
+  void TearDown() override {
+    for (pid_t pid : pids_) ::kill(pid, SIGKILL);
+    fs::remove_all(dir_);
+  }
+
+  std::unique_ptr<OpenSmSupervisor> MakeSupervisor() {
+    return std::make_unique<OpenSmSupervisor>(io_, launcher_, processes_, clock_, spec_, tuning_,
+                                              [this](const OpenSmEvent& event) {
+                                                events_.push_back(event);
+                                                if (event.pid) pids_.push_back(event.pid);
+                                              });
+  }
+
+  // Runs the loop until `done` holds; false after a generous deadline.
+  template <typename Predicate>
+  bool RunUntil(Predicate done) {
+    auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io_.restart();
+      io_.run_one_for(50ms);
+    }
+    return true;
+  }
+
+  int Count(const std::string& kind) const {
+    return static_cast<int>(std::count_if(events_.begin(), events_.end(),
+                                          [&](const OpenSmEvent& e) { return e.kind == kind; }));
+  }
+
+  bool Alive(pid_t pid) const { return ::kill(pid, 0) == 0; }
+
+  boost::asio::io_context io_;
+  PidfdProcessLauncher launcher_{io_};
+  ProcFsProcessTable processes_;
+  SteadyClock clock_;
+  std::string dir_;
+  OpenSmLaunchSpec spec_;
+  SupervisorTuning tuning_;
+  std::vector<OpenSmEvent> events_;
+  std::vector<pid_t> pids_;
+};
+
+TEST_F(OpenSmSupervisorTest, StartsOpenSmAndRecordsItsPid) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_EQ(Count("OPENSM_STARTED"), 1);
+  OpenSmSnapshot snapshot = supervisor->Snapshot();
+  EXPECT_EQ(snapshot.state, OpenSmSnapshot::State::kRunning);
+  EXPECT_TRUE(Alive(snapshot.pid));
+  auto record = ReadPidFile(spec_.PidFilePath());
+  ASSERT_TRUE(record.ok()) << record.error().message;
+  EXPECT_EQ(record->pid, snapshot.pid);
+  EXPECT_EQ(record->port_guid, spec_.port_guid);
+  EXPECT_TRUE(fs::is_directory(spec_.CacheDir()));
+  EXPECT_TRUE(fs::is_directory(spec_.TmpDir()));
+}
+
+TEST_F(OpenSmSupervisorTest, KilledOpenSmIsRestartedAndTheExitDescribed) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  pid_t first = supervisor->Snapshot().pid;
+  ::kill(first, SIGKILL);
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+  EXPECT_EQ(Count("OPENSM_EXITED"), 1);
+  auto exited = std::find_if(events_.begin(), events_.end(),
+                             [](auto& e) { return e.kind == "OPENSM_EXITED"; });
+  EXPECT_NE(exited->details.find("signal 9"), std::string::npos) << exited->details;
+  OpenSmSnapshot snapshot = supervisor->Snapshot();
+  EXPECT_NE(snapshot.pid, first);
+  EXPECT_EQ(snapshot.restarts, 1);
+  EXPECT_FALSE(snapshot.crash_loop);
+}
+
+TEST_F(OpenSmSupervisorTest, RepeatedCrashesAreACrashLoop) {
+  fs::create_directories(spec_.state_dir);
+  std::ofstream(spec_.state_dir + "/crash").close();
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_CRASH_LOOP") == 1; }));
+  EXPECT_GE(Count("OPENSM_EXITED"), 5);
+  EXPECT_GE(Count("OPENSM_RESTART_BACKOFF"), 4);
+  EXPECT_TRUE(supervisor->Snapshot().crash_loop);
+  fs::remove(spec_.state_dir + "/crash");
+  bool stopped = false;
+  supervisor->Stop([&] { stopped = true; });
+  ASSERT_TRUE(RunUntil([&] { return stopped; }));
+}
+
+TEST_F(OpenSmSupervisorTest, StopEndsOpenSmWithSigtermAndForgetsThePidFile) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  pid_t pid = supervisor->Snapshot().pid;
+  bool stopped = false;
+  supervisor->Stop([&] { stopped = true; });
+  ASSERT_TRUE(RunUntil([&] { return stopped; }));
+  EXPECT_FALSE(Alive(pid));
+  EXPECT_EQ(Count("OPENSM_STOPPED"), 1);
+  EXPECT_EQ(Count("OPENSM_EXITED"), 0);  // a requested stop is no crash
+  EXPECT_FALSE(fs::exists(spec_.PidFilePath()));
+  EXPECT_EQ(supervisor->Snapshot().state, OpenSmSnapshot::State::kStopped);
+}
+
+TEST_F(OpenSmSupervisorTest, NextSupervisorAdoptsTheRunningOpenSm) {
+  pid_t pid;
+  {
+    auto first = MakeSupervisor();
+    ASSERT_TRUE(first->Start().ok());
+    pid = first->Snapshot().pid;
+  }  // destroyed without Stop(), as when smsupd is killed
+  ASSERT_TRUE(Alive(pid));
+  auto second = MakeSupervisor();
+  ASSERT_TRUE(second->Start().ok());
+  EXPECT_EQ(Count("OPENSM_ADOPTED"), 1);
+  EXPECT_EQ(Count("OPENSM_STARTED"), 1);
+  OpenSmSnapshot snapshot = second->Snapshot();
+  EXPECT_EQ(snapshot.pid, pid);
+  EXPECT_TRUE(snapshot.adopted);
+  // An adopted OpenSM's exit is still seen at once, and it is replaced.
+  ::kill(pid, SIGKILL);
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+  EXPECT_NE(second->Snapshot().pid, pid);
+}
+
+TEST_F(OpenSmSupervisorTest, PidFileOfAnotherPortIsNotAdopted) {
+  pid_t pid;
+  {
+    auto first = MakeSupervisor();
+    ASSERT_TRUE(first->Start().ok());
+    pid = first->Snapshot().pid;
+  }
+  spec_.port_guid = 0x0002c903000000b2;
+  auto second = MakeSupervisor();
+  ASSERT_TRUE(second->Start().ok());
+  EXPECT_EQ(Count("OPENSM_ADOPTED"), 0);
+  EXPECT_NE(second->Snapshot().pid, pid);
+}
+
+TEST_F(OpenSmSupervisorTest, MissingBinaryIsAnError) {
+  spec_.binary = dir_ + "/no-such-opensm";
+  auto supervisor = MakeSupervisor();
+  Status started = supervisor->Start();
+  ASSERT_FALSE(started.ok());
+  EXPECT_NE(started.message().find("cannot execute"), std::string::npos) << started.message();
+}
+
+}  // namespace
+}  // namespace smsupd
