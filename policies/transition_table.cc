@@ -18,6 +18,7 @@ const std::vector<Transition> kTable = {
     {S::kStarting, E::kFailoverCommand, S::kStarting, S::kStarting, "refused"},
 
     // NOTACTIVE / DISCOVERING: OpenSM decides by its own election.
+    {S::kNotActive, E::kOpenSmStarted, S::kNotActive, S::kNotActive, "the start we asked"},
     {S::kNotActive, E::kLocalDiscovering, S::kDiscovering, S::kDiscovering, ""},
     {S::kNotActive, E::kLocalStandby, S::kStandby, S::kStandby, ""},
     {S::kNotActive, E::kLocalMaster, S::kMaster, S::kMaster, ""},

@@ -26,6 +26,9 @@ inline bool AnyInTransition(FabricWorld& w) {
 inline bool CheckedStep(FabricWorld& w) {
   w.Step();
   EXPECT_FALSE(w.bad_path_used()) << "a STANDBY was raised above the MASTER";
+  for (const SimNode* n : w.nodes())
+    for (const Action& a : n->last_actions)
+      EXPECT_NE(a.id, "FAILOVER_ILLEGAL_EVENT") << n->name << ": " << a.Describe();
   const auto masters = w.Masters();
   if (masters.size() != 1) return !w.bad_path_used();
   if (!AnyInTransition(w) && w.MasterName() != w.ElectionWinnerName()) {
