@@ -160,13 +160,17 @@ void FailoverPolicy::SetPriority(int priority) {
 }
 
 // Holds the plan of priority_plan.h in the steady states; transitional
-// states keep what their entry set.
+// states keep what their entry set. A MASTER raises itself only while it is
+// the only MASTER (raising during a dual master would change who wins it),
+// and a STANDBY moves only under a known master (with none, the best-ranked
+// standby takes over by the priorities as they are: no churn).
 void FailoverPolicy::ReconcilePriority() {
   if (!observation_->opensm.running || !commanded_priority_) return;
+  const auto master = RemoteMaster();
   if (state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster) {
-    SetPriority(config_.master_priority);
-  } else if (state_ == SupervisorState::kStandby) {
-    SetPriority(StandbyPriority(config_, Claiming(), RemoteMaster()));
+    if (!master) SetPriority(config_.master_priority);
+  } else if (state_ == SupervisorState::kStandby && master) {
+    SetPriority(StandbyPriority(config_, Claiming(), master));
   }
 }
 

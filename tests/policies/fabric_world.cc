@@ -90,7 +90,9 @@ Observation FabricWorld::Observe(SimNode& n) {
     obs.master = MasterWatch{w.guid, w.lid, w.priority, w.state, n.misses, w.act_count,
                              n.misses > 0 ? std::optional<bool>(port_answers) : std::nullopt};
   }
-  if (!n.port_down && (current || (n.running && n.state == SmState::kMaster))) {
+  // From the SA while there is a master, else from direct SMInfo reads of
+  // the SMs last known (what the daemon is asked to do without an SA).
+  if (!n.port_down) {
     std::vector<SmEntry> sms;
     for (auto& s : nodes_)
       if (Answers(*s)) sms.push_back(SmEntry{s->guid, s->lid, s->state, s->priority});

@@ -191,7 +191,8 @@ TEST(ScenarioTest, NoMasterRaceIsEnded) {
   w.NodeUp("s");
   const int steps = StepsUntil(w, [&] { return w.Masters().size() == 1; }, 20);
   ASSERT_GE(steps, 0);
-  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_LE(steps, 2 * 1000 / 150 + 1);  // within no_master_grace + defer
+  EXPECT_EQ(w.MasterName(), "m");  // the 15 was the best-ranked standby
   EXPECT_TRUE(RunChecked(w, 20));
 }
 
