@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "common/atomic_file.h"
 #include "config/validator_internal.h"
@@ -69,14 +70,16 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (const YAML::Node* partitions = root.Get("partitions"))
     ReadPartitions(*partitions, state);
   else
-    ReadPartitions(YAML::Node(YAML::NodeType::Sequence), state);
+    ReadPartitions(YAML::Node(), state);
   if (!state.sink.has_errors()) CheckPKeysPerPort(root.Get("limits") ? *root.Get("limits") : document, state);
 }
 
+// File order; findings without a position (about the file as a whole) last.
 void SortByPosition(std::vector<Diagnostic>& diagnostics) {
   std::stable_sort(diagnostics.begin(), diagnostics.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+                     return std::make_tuple(a.line == 0, a.line, a.column) <
+                            std::make_tuple(b.line == 0, b.line, b.column);
                    });
 }
 

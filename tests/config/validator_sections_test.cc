@@ -1,0 +1,243 @@
+// Top-level, sm:, hosts:, groups:, control:, limits: rules of the validator.
+#include <gtest/gtest.h>
+
+#include "tests/config/test_support.h"
+
+namespace smsupd::config {
+namespace {
+
+using testing::AllDiagnostics;
+using testing::BaseYaml;
+using testing::FindDiagnostic;
+using testing::TempDir;
+using testing::Validate;
+
+TEST(ValidatorSections, BaseConfigIsValidWithDefaults) {
+  ValidationOutcome outcome = Validate(BaseYaml());
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  const Config& config = *outcome.config;
+  EXPECT_EQ(config.sm.priority, 15);
+  EXPECT_TRUE(config.sm.preempt);
+  EXPECT_EQ(config.state_dir, "/var/lib/smsupd");
+  EXPECT_EQ(config.control.socket, "/run/smsupd/smsupd.sock");
+  EXPECT_EQ(config.sm.opensm.binary, "/usr/sbin/opensm");
+  EXPECT_EQ(config.limits.pkeys_per_port, 128);
+  EXPECT_FALSE(config.node.empty());  // the host name
+  EXPECT_EQ(config.hosts.at("h2").size(), 2u);
+}
+
+TEST(ValidatorSections, StandbyDefaultsToPriorityFive) {
+  std::string yaml = BaseYaml();
+  yaml.replace(yaml.find("role: master"), 12, "role: standby");
+  ValidationOutcome outcome = Validate(yaml);
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  EXPECT_EQ(outcome.config->sm.role, Role::kStandby);
+  EXPECT_EQ(outcome.config->sm.priority, 5);
+}
+
+TEST(ValidatorSections, MissingVersionIsReportedAtTheTop) {
+  ValidationOutcome outcome = Validate("sm:\n  role: master\n");
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.diagnostics[0].Format(),
+            "test.yaml:1:1: error: missing key 'version'; add 'version: 1' at the top");
+}
+
+TEST(ValidatorSections, UnsupportedVersionNamesTheValidOne) {
+  std::string yaml = BaseYaml();
+  yaml.replace(0, 10, "version: 2");
+  ValidationOutcome outcome = Validate(yaml);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.diagnostics[0].Format(),
+            "test.yaml:1:10: error: version: unsupported version '2'; valid: 1");
+}
+
+TEST(ValidatorSections, SyntaxErrorHasLineAndColumnAndExitsInvalid) {
+  ValidationOutcome outcome = Validate("version: 1\nsm: [role\n");
+  ASSERT_FALSE(outcome.ok());
+  ASSERT_EQ(outcome.diagnostics.size(), 1u);
+  EXPECT_EQ(outcome.diagnostics[0].line, 3);
+  EXPECT_NE(outcome.diagnostics[0].what.find("YAML syntax error"), std::string::npos);
+  EXPECT_FALSE(outcome.unreadable);
+}
+
+TEST(ValidatorSections, UnknownKeysAtEveryLevelSuggestTheNearestKey) {
+  ValidationOutcome outcome = Validate(
+      "version: 1\n"
+      "sm:\n"
+      "  role: master\n"
+      "  prority: 3\n"
+      "  opensm:\n"
+      "    binray: /usr/sbin/opensm\n"
+      "contrl:\n"
+      "  socket: /run/x.sock\n");
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(FindDiagnostic(outcome, "sm.prority")->Format(),
+            "test.yaml:4:3: error: sm.prority: unknown key 'prority'; did you mean 'priority'?");
+  EXPECT_EQ(FindDiagnostic(outcome, "sm.opensm.binray")->valid, "did you mean 'binary'?");
+  EXPECT_EQ(FindDiagnostic(outcome, "contrl")->Format(),
+            "test.yaml:7:1: error: contrl: unknown key 'contrl'; did you mean 'control'?");
+}
+
+TEST(ValidatorSections, EveryErrorIsReportedAtOnceInFileOrder) {
+  ValidationOutcome outcome = Validate(
+      "version: 1\n"
+      "sm:\n"
+      "  role: mastr\n"
+      "  priority: 16\n"
+      "  port_guid: 12345\n");
+  ASSERT_EQ(outcome.ErrorCount(), 3) << AllDiagnostics(outcome);
+  EXPECT_EQ(outcome.diagnostics[0].Format(),
+            "test.yaml:3:9: error: sm.role: 'mastr' is not valid; did you mean 'master'? valid: "
+            "master, standby");
+  EXPECT_EQ(outcome.diagnostics[1].Format(),
+            "test.yaml:4:13: error: sm.priority: 16 is out of range; expected an integer 0..15");
+  EXPECT_EQ(outcome.diagnostics[2].Format(),
+            "test.yaml:5:14: error: sm.port_guid: '12345' is not a GUID; expected 0x followed by 1 "
+            "to 16 hex digits, e.g. 0x0002c90300a1b2c3");
+}
+
+TEST(ValidatorSections, PriorityRangeAndRoleWarnings) {
+  EXPECT_TRUE(Validate(BaseYaml("  priority: 0\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -1\n")).ok());
+  ValidationOutcome low_master = Validate(BaseYaml("  priority: 5\n"));
+  ASSERT_TRUE(low_master.ok());
+  ASSERT_EQ(low_master.WarningCount(), 1);
+  EXPECT_EQ(low_master.diagnostics[0].severity, Severity::kWarning);
+  EXPECT_EQ(low_master.diagnostics[0].yaml_path, "sm.priority");
+  EXPECT_EQ(Validate(BaseYaml("  priority: 6\n")).WarningCount(), 0);
+
+  std::string standby = BaseYaml("  priority: 15\n");
+  standby.replace(standby.find("role: master"), 12, "role: standby");
+  ValidationOutcome high_standby = Validate(standby);
+  ASSERT_TRUE(high_standby.ok());
+  EXPECT_EQ(high_standby.WarningCount(), 1);
+}
+
+TEST(ValidatorSections, PortGuidMustBeHexWithPrefix) {
+  EXPECT_TRUE(Validate(BaseYaml("  port_guid: 0x0002c90300a1b2c3\n")).ok());
+  EXPECT_TRUE(Validate(BaseYaml("  port_guid: \"0x0002C90300A1B2C3\"\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  port_guid: 1234567\n")).ok());            // decimal
+  EXPECT_FALSE(Validate(BaseYaml("  port_guid: 0002c90300a1b2c3\n")).ok());   // octal-looking
+  EXPECT_FALSE(Validate(BaseYaml("  port_guid: 0x\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  port_guid: 0x12345678901234567\n")).ok());  // 17 digits
+  ValidationOutcome zero = Validate(BaseYaml("  port_guid: 0x0\n"));
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(FindDiagnostic(zero, "sm.port_guid")->what, "GUID 0 names no port");
+}
+
+TEST(ValidatorSections, PreemptIsABoolean) {
+  EXPECT_FALSE(Validate(BaseYaml("  preempt: false\n")).config->sm.preempt);
+  EXPECT_FALSE(Validate(BaseYaml("  preempt: maybe\n")).ok());
+}
+
+TEST(ValidatorSections, PathsMustBeAbsolute) {
+  EXPECT_FALSE(Validate(BaseYaml() + "state_dir: var/lib/smsupd\n").ok());
+  EXPECT_EQ(Validate(BaseYaml() + "state_dir: /srv/smsupd\n").config->state_dir, "/srv/smsupd");
+  EXPECT_FALSE(Validate(BaseYaml("  opensm:\n    log_file: opensm.log\n")).ok());
+  EXPECT_EQ(Validate(BaseYaml("  opensm:\n    binary: /opt/bin/opensm\n")).config->sm.opensm.binary,
+            "/opt/bin/opensm");
+}
+
+TEST(ValidatorSections, ControlSection) {
+  ValidationOutcome ok = Validate(BaseYaml() + "control:\n  socket: /run/s.sock\n  group: smsupd\n");
+  ASSERT_TRUE(ok.ok()) << AllDiagnostics(ok);
+  EXPECT_EQ(ok.config->control.socket, "/run/s.sock");
+  EXPECT_EQ(ok.config->control.group, "smsupd");
+  EXPECT_FALSE(Validate(BaseYaml() + "control:\n  group: 'a b'\n").ok());
+  EXPECT_FALSE(Validate(BaseYaml() + "control:\n  socket: relative.sock\n").ok());
+}
+
+TEST(ValidatorSections, LimitsPKeysPerPortRange) {
+  EXPECT_EQ(Validate(BaseYaml() + "limits:\n  pkeys_per_port: 64\n").config->limits.pkeys_per_port, 64);
+  EXPECT_FALSE(Validate(BaseYaml() + "limits:\n  pkeys_per_port: 0\n").ok());
+  EXPECT_FALSE(Validate(BaseYaml() + "limits:\n  pkeys_per_port: lots\n").ok());
+}
+
+TEST(ValidatorSections, GuidClaimedByTwoHostsNamesTheFirstOwner) {
+  std::string yaml = BaseYaml();
+  yaml.replace(yaml.find("groups:"), 7, "  h3: 0x0002c90300000003\ngroups:");
+  ValidationOutcome outcome = Validate(yaml);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(FindDiagnostic(outcome, "hosts.h3")->Format(),
+            "test.yaml:7:7: error: hosts.h3: GUID 0x0002c90300000003 is already claimed by host "
+            "'h2' (line 6); give each port GUID to one host only, once");
+}
+
+TEST(ValidatorSections, HostsNeedValidNamesAndGuids) {
+  std::string bad_guid = BaseYaml();
+  bad_guid.replace(bad_guid.find("0x0002c90300000001"), 18, "17");
+  EXPECT_FALSE(Validate(bad_guid).ok());
+  std::string no_guid = BaseYaml();
+  no_guid.replace(no_guid.find("h1: 0x0002c90300000001"), 22, "h1: []");
+  EXPECT_FALSE(Validate(no_guid).ok());
+  std::string bad_name = BaseYaml();
+  bad_name.replace(bad_name.find("h1: 0x"), 2, "'h 1'");
+  EXPECT_FALSE(Validate(bad_name).ok());
+}
+
+TEST(ValidatorSections, GroupsRefuseUnknownNamesCyclesAndHostNames) {
+  std::string unknown = BaseYaml();
+  unknown.replace(unknown.find("g: [h1]"), 7, "g: [h11]");
+  ValidationOutcome outcome = Validate(unknown);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(FindDiagnostic(outcome, "groups.g[0]")->Format(),
+            "test.yaml:8:7: error: groups.g[0]: unknown host or group 'h11'; did you mean 'h1'?");
+
+  std::string cycle = BaseYaml();
+  cycle.replace(cycle.find("g: [h1]"), 7, "g: [h1, k]\n  k: [m]\n  m: [g]");
+  ValidationOutcome cyclic = Validate(cycle);
+  ASSERT_FALSE(cyclic.ok());
+  EXPECT_NE(AllDiagnostics(cyclic).find("group cycle: g -> k -> m -> g"), std::string::npos)
+      << AllDiagnostics(cyclic);
+
+  std::string nested = BaseYaml();
+  nested.replace(nested.find("g: [h1]"), 7, "g: [h1, k]\n  k: [h2]");
+  EXPECT_TRUE(Validate(nested).ok());
+
+  std::string clash = BaseYaml();
+  clash.replace(clash.find("g: [h1]"), 7, "h2: [h1]");
+  EXPECT_FALSE(Validate(clash).ok());
+}
+
+class SmKeyFileTest : public ::testing::Test {
+ protected:
+  ValidationOutcome WithKeyFile(const std::string& content, int mode) {
+    std::string file = dir_.Write("sm_key", content, mode);
+    return Validate(BaseYaml("  sm_key_file: " + file + "\n"));
+  }
+  TempDir dir_;
+};
+
+TEST_F(SmKeyFileTest, ValidKeyIsRead) {
+  ValidationOutcome outcome = WithKeyFile("0x1a2b3c4d5e6f7081\n", 0600);
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  EXPECT_EQ(outcome.config->sm.sm_key, 0x1a2b3c4d5e6f7081u);
+}
+
+TEST_F(SmKeyFileTest, GroupOrOtherReadableIsRefused) {
+  ValidationOutcome outcome = WithKeyFile("0x1a2b3c4d5e6f7081\n", 0640);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("mode 0640"), std::string::npos);
+  EXPECT_FALSE(WithKeyFile("0x1\n", 0604).ok());
+}
+
+TEST_F(SmKeyFileTest, ContentMustBeOneHexKey) {
+  EXPECT_FALSE(WithKeyFile("12345\n", 0600).ok());
+  EXPECT_FALSE(WithKeyFile("0x1a2b3c4d5e6f708192\n", 0600).ok());  // 72 bits
+  EXPECT_FALSE(WithKeyFile("", 0600).ok());
+}
+
+TEST_F(SmKeyFileTest, MissingFileIsRefused) {
+  ValidationOutcome outcome = Validate(BaseYaml("  sm_key_file: " + dir_.path() + "/absent\n"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("No such file"), std::string::npos);
+}
+
+TEST(ValidatorSections, UnreadableFileIsNotInvalid) {
+  ValidationOutcome outcome = LoadAndValidate("/nonexistent/smsupd.yaml");
+  EXPECT_TRUE(outcome.unreadable);
+  EXPECT_FALSE(outcome.ok());
+}
+
+}  // namespace
+}  // namespace smsupd::config
