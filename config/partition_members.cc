@@ -39,8 +39,19 @@ std::map<Guid, Membership> ResolvedMembers::Named() const {
   return all;
 }
 
+const std::vector<Guid>& MemberResolver::GroupPorts(const std::string& group) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) it = groups_.emplace(group, ExpandGroup(config_, group)).first;
+  return it->second;
+}
+
 ResolvedMembers ResolveMembers(const Config& config, const Partition& partition,
                                std::optional<Guid> sm_port) {
+  return MemberResolver(config).Resolve(partition, sm_port);
+}
+
+ResolvedMembers MemberResolver::Resolve(const Partition& partition, std::optional<Guid> sm_port) {
+  const Config& config = config_;
   ResolvedMembers resolved;
   for (const Member& member : partition.members) {
     switch (member.kind) {
@@ -53,7 +64,7 @@ ResolvedMembers ResolveMembers(const Config& config, const Partition& partition,
         }
         break;
       case Member::Kind::kGroup:
-        for (Guid guid : ExpandGroup(config, member.name))
+        for (Guid guid : GroupPorts(member.name))
           Strengthen(resolved.by_group, guid, member.membership);
         break;
       case Member::Kind::kHost: {

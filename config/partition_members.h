@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/guid.h"
@@ -31,7 +32,22 @@ struct ResolvedMembers {
   std::map<Guid, Membership> Named() const;
 };
 
-// Requires a validated config (hosts and groups exist, no cycles).
+// Resolves the partitions of one config, remembering each group's
+// expansion (big inventories name the same groups in many partitions).
+// Requires a validated config (hosts and groups exist, no cycles) that
+// outlives the resolver.
+class MemberResolver {
+ public:
+  explicit MemberResolver(const Config& config) : config_(config) {}
+  ResolvedMembers Resolve(const Partition& partition, std::optional<Guid> sm_port);
+  const std::vector<Guid>& GroupPorts(const std::string& group);
+
+ private:
+  const Config& config_;
+  std::map<std::string, std::vector<Guid>> groups_;
+};
+
+// One-off form of MemberResolver::Resolve().
 ResolvedMembers ResolveMembers(const Config& config, const Partition& partition,
                                std::optional<Guid> sm_port);
 

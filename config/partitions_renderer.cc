@@ -56,9 +56,9 @@ class MemberLines {
   std::string text_;
 };
 
-std::string Definition(const Config& config, const Partition& partition,
+std::string Definition(MemberResolver& resolver, const Partition& partition,
                        std::optional<Guid> sm_port) {
-  ResolvedMembers members = ResolveMembers(config, partition, sm_port);
+  ResolvedMembers members = resolver.Resolve(partition, sm_port);
   MemberLines lines;
   for (PortsKeyword keyword : {PortsKeyword::kAll, PortsKeyword::kAllCas,
                                PortsKeyword::kAllSwitches, PortsKeyword::kAllRouters}) {
@@ -93,9 +93,10 @@ std::string RenderPartitionsConf(const Config& config, std::optional<Guid> sm_po
   if (!has_default)
     text += "\n# No 0x7fff partition in the YAML: what OpenSM does without a partitions file.\n"
             "Default=0x7fff, ipoib :\n    ALL=full ;\n";
+  MemberResolver resolver(config);
   for (size_t i = 0; i < config.partitions.size(); ++i)
     text += "\n# partitions[" + std::to_string(i) + "]\n" +
-            Definition(config, config.partitions[i], sm_port);
+            Definition(resolver, config.partitions[i], sm_port);
   return text;
 }
 

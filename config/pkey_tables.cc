@@ -64,8 +64,9 @@ std::map<Guid, std::set<std::uint16_t>> ExpectedPKeyEntries(const Config& config
 
   std::map<Guid, std::set<std::uint16_t>> tables;
   for (const FabricPort& port : ports) tables[port.guid];
+  MemberResolver resolver(config);
   for (const Partition& partition : partitions) {
-    ResolvedMembers members = ResolveMembers(config, partition, sm_port);
+    ResolvedMembers members = resolver.Resolve(partition, sm_port);
     std::map<Guid, Membership> named = members.Named();
     for (const FabricPort& port : ports) {
       std::optional<Membership> membership = Decide(members, named, port);

@@ -3,6 +3,9 @@
 // resolved membership: every P_Key a port ends up in, `both` taking two
 // entries, the default partition always included (OpenSM's base puts every
 // port in 0x7fff). Ports named nowhere are assumed to be CA ports.
+#include <algorithm>
+#include <unordered_map>
+
 #include "config/partition_members.h"
 #include "config/validator_internal.h"
 
@@ -27,15 +30,17 @@ std::optional<Membership> KeywordMembership(const ResolvedMembers& members) {
 void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state) {
   const Config& config = state.config;
   int unnamed = 0;  // entries of a port that no guid/host/group names
-  std::map<Guid, int> adjustment;
+  std::unordered_map<Guid, int> adjustment;
   bool has_default = false;
+  MemberResolver resolver(config);
   for (const Partition& partition : config.partitions) {
     has_default |= partition.pkey == kDefaultPKey;
-    ResolvedMembers members = ResolveMembers(config, partition, config.sm.port_guid);
+    ResolvedMembers members = resolver.Resolve(partition, config.sm.port_guid);
     std::optional<Membership> keyword = KeywordMembership(members);
     int base = keyword ? Entries(*keyword) : (partition.pkey == kDefaultPKey ? 1 : 0);
     unnamed += base;
-    for (const auto& [guid, membership] : members.Named()) adjustment[guid] += Entries(membership) - base;
+    for (const auto* named : {&members.by_group, &members.by_guid})
+      for (const auto& [guid, membership] : *named) adjustment[guid] += Entries(membership) - base;
   }
   if (!has_default) unnamed += 1;
   int limit = config.limits.pkeys_per_port;
@@ -47,8 +52,12 @@ void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state) {
                      valid);
   int reported = 0;
   int over = 0;
-  for (const auto& [guid, delta] : adjustment) {
-    if (unnamed + delta <= limit) continue;
+  std::vector<Guid> over_limit;
+  for (const auto& [guid, delta] : adjustment)
+    if (unnamed + delta > limit) over_limit.push_back(guid);
+  std::sort(over_limit.begin(), over_limit.end());  // a stable report
+  for (Guid guid : over_limit) {
+    int delta = adjustment[guid];
     if (++over > kMaxReportedPorts) continue;
     auto where = state.guid_nodes.find(guid);
     YAML::Node at = where != state.guid_nodes.end() ? where->second : limits_node;
