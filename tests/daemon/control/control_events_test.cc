@@ -1,0 +1,132 @@
+// `events` and `events --follow` through the server, and the EventLog itself.
+#include "daemon/control/event_log.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/daemon/control/control_test_support.h"
+
+namespace smsupd::control {
+namespace {
+
+using testing::LineClient;
+using testing::RunningServer;
+using testing::WaitFor;
+
+TEST(EventLogTest, SequenceGrowsAndRingIsBounded) {
+  EventLog log(3);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(log.Append("tick", {{"i", i}}), static_cast<std::uint64_t>(i + 1));
+  EXPECT_EQ(log.size(), 3u);
+  EXPECT_EQ(log.first_seq(), 3u);
+  EXPECT_EQ(log.last_seq(), 5u);
+  auto since = log.Since(3);
+  ASSERT_EQ(since.size(), 2u);
+  EXPECT_EQ(since[0].seq, 4u);
+  EXPECT_EQ(since[1].details["i"], 4);
+  EXPECT_EQ(log.Since(0).size(), 3u);
+  EXPECT_TRUE(log.Since(5).empty());
+  EXPECT_EQ(log.Since(0)[0].time.size(), 24u);  // 2026-12-02T17:33:04.123Z
+}
+
+TEST(EventLogTest, NonObjectDetailsAreWrapped) {
+  EventLog log;
+  log.Append("note", "plain text");
+  EXPECT_EQ(log.Since(0)[0].details["value"], "plain text");
+}
+
+TEST(EventLogTest, SubscribersSeeLaterEventsAndMayUnsubscribeThemselves) {
+  EventLog log;
+  log.Append("before");
+  std::vector<std::uint64_t> seen;
+  EventLog::SubscriptionId id = 0;
+  id = log.Subscribe([&](const EventWire& event) {
+    seen.push_back(event.seq);
+    if (seen.size() == 2) log.Unsubscribe(id);
+  });
+  log.Append("a");
+  log.Append("b");
+  log.Append("c");
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{2, 3}));
+  EXPECT_EQ(log.subscriber_count(), 0u);
+}
+
+TEST(ControlEventsTest, ListsEventsSinceN) {
+  RunningServer server;
+  server.OnLoop([&] {
+    server.events.Append(kEventOpenSmStarted, {{"pid", 10}});
+    server.events.Append(kEventMasterChanged, {{"guid", "0x0000000000000002"}});
+    return server.events.Append(kEventConfigApplied, {{"generation", 2}});
+  });
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto response = client.Call(R"({"version":1,"command":"events","arguments":{"since":1}})");
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->arguments["events"].size(), 2u);
+  EXPECT_EQ(response->arguments["events"][0]["kind"], "master-changed");
+  EXPECT_EQ(response->arguments["last_seq"], 3);
+}
+
+TEST(ControlEventsTest, FollowStreamsNewEventsInOrder) {
+  RunningServer server;
+  server.OnLoop([&] { return server.events.Append(kEventOpenSmStarted); });
+  LineClient follower;
+  ASSERT_TRUE(follower.Connect(server.socket_path()));
+  auto response = follower.Call(R"({"version":1,"command":"events","arguments":{"follow":true}})");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->arguments["events"].size(), 1u);
+  server.OnLoop([&] {
+    for (int i = 0; i < 20; ++i) server.events.Append(kEventSmStateChanged, {{"i", i}});
+    return 0;
+  });
+  for (std::uint64_t seq = 2; seq <= 21; ++seq) {
+    auto line = follower.ReadLine();
+    ASSERT_TRUE(line) << "missing event " << seq;
+    auto event = ParseEventWire(nlohmann::json::parse(*line));
+    ASSERT_TRUE(event.ok()) << *line;
+    EXPECT_EQ(event->seq, seq);
+    EXPECT_EQ(event->kind, "sm-state-changed");
+  }
+  // Following is not idle: the idle timeout does not end the stream, and a
+  // client that goes away is noticed.
+  EXPECT_EQ(server.ConnectionCount(), 1u);
+  follower.Close();
+  EXPECT_TRUE(WaitFor([&] { return server.ConnectionCount() == 0; }));
+  EXPECT_TRUE(WaitFor([&] { return server.OnLoop([&] { return server.events.subscriber_count(); }) == 0; }));
+}
+
+TEST(ControlEventsTest, SlowFollowerIsDroppedWhileOthersAreServed) {
+  ControlServerOptions options;
+  options.max_queued_bytes = 16 * 1024;
+  RunningServer server(options);
+  LineClient slow;
+  ASSERT_TRUE(slow.Connect(server.socket_path()));
+  ASSERT_TRUE(slow.Call(R"({"version":1,"command":"events","arguments":{"follow":true}})"));
+  // A burst far beyond what the socket and the queue hold, without reading.
+  std::string padding(1024, 'p');
+  server.OnLoop([&] {
+    for (int i = 0; i < 2000; ++i) server.events.Append(kEventSmStateChanged, {{"pad", padding}});
+    return 0;
+  });
+
+  LineClient other;
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  EXPECT_EQ(other.Call(R"({"version":1,"command":"status"})")->result, ResultCode::kSuccess);
+
+  std::optional<std::string> last, line;
+  int events = 0;
+  while ((line = slow.ReadLine())) {
+    last = line;
+    if (line->find("\"seq\"") != std::string::npos) ++events;
+  }
+  ASSERT_TRUE(last);
+  auto final_line = ParseResponse(*last);
+  ASSERT_TRUE(final_line.ok()) << *last;
+  EXPECT_EQ(final_line->result, ResultCode::kTooSlow);
+  EXPECT_NE(final_line->text.find("fell behind"), std::string::npos);
+  EXPECT_LT(events, 2000);
+  EXPECT_TRUE(WaitFor([&] { return server.ConnectionCount() == 1; }));
+}
+
+}  // namespace
+}  // namespace smsupd::control

@@ -1,0 +1,259 @@
+// The control server as a client sees it: answers, refusals, limits, and that
+// one bad client never stops the others from being served.
+#include "daemon/control/control_server.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include <string>
+#include <thread>
+
+#include "tests/daemon/control/control_test_support.h"
+
+namespace smsupd::control {
+namespace {
+
+using testing::LineClient;
+using testing::RunningServer;
+using testing::WaitFor;
+
+constexpr char kStatus[] = R"({"version":1,"command":"status"})";
+constexpr char kReload[] = R"({"version":1,"command":"reload"})";
+
+TEST(ControlServerTest, AnswersVersionAndListCommandsItself) {
+  RunningServer server;
+  ASSERT_TRUE(server.start_status()) << server.start_status().message();
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto version = client.Call(R"({"version":1,"command":"version"})");
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->result, ResultCode::kSuccess);
+  EXPECT_EQ(version->arguments["protocol"], kProtocolVersion);
+  auto list = client.Call(R"({"version":1,"command":"list-commands"})");
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->arguments["commands"].size(), kCommands.size());
+  EXPECT_EQ(list->arguments["commands"][4]["name"], "reload");
+  EXPECT_EQ(list->arguments["commands"][4]["access"], "changing");
+  EXPECT_TRUE(server.handler.requests().empty());
+}
+
+TEST(ControlServerTest, DispatchesStatusWithCaller) {
+  RunningServer server;
+  server.peer_uid = 4321;
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto status = client.Call(kStatus);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kSuccess);
+  EXPECT_EQ(status->arguments["local_sm"]["state"], "MASTER");
+  ASSERT_EQ(server.handler.requests().size(), 1u);
+  EXPECT_EQ(server.handler.requests()[0].second.uid, 4321u);
+}
+
+struct PermissionCase {
+  AccessLevel access;
+  const char* request;
+  ResultCode expected;
+  bool connection_stays_open;
+};
+
+class PermissionMatrixTest : public ::testing::TestWithParam<PermissionCase> {};
+
+TEST_P(PermissionMatrixTest, DecidesByAccessLevel) {
+  const auto& param = GetParam();
+  RunningServer server;
+  server.access = param.access;
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto response = client.Call(param.request);
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->result, param.expected) << response->text;
+  if (param.expected == ResultCode::kPermissionDenied) {
+    EXPECT_NE(response->text.find("permission denied"), std::string::npos) << response->text;
+  }
+  if (param.connection_stays_open) {
+    auto version = client.Call(R"({"version":1,"command":"version"})");
+    ASSERT_TRUE(version);
+    EXPECT_EQ(version->result, ResultCode::kSuccess);
+  } else {
+    EXPECT_TRUE(client.WaitForClose());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, PermissionMatrixTest,
+    ::testing::Values(
+        PermissionCase{AccessLevel::kFull, kStatus, ResultCode::kSuccess, true},
+        PermissionCase{AccessLevel::kFull, kReload, ResultCode::kSuccess, true},
+        PermissionCase{AccessLevel::kReadOnly, kStatus, ResultCode::kSuccess, true},
+        PermissionCase{AccessLevel::kReadOnly, R"({"version":1,"command":"events"})",
+                       ResultCode::kSuccess, true},
+        PermissionCase{AccessLevel::kReadOnly, kReload, ResultCode::kPermissionDenied, true},
+        PermissionCase{AccessLevel::kReadOnly, R"({"version":1,"command":"rollback"})",
+                       ResultCode::kPermissionDenied, true},
+        PermissionCase{AccessLevel::kNone, kStatus, ResultCode::kPermissionDenied, false},
+        PermissionCase{AccessLevel::kNone, kReload, ResultCode::kPermissionDenied, false}));
+
+TEST(ControlServerTest, BadRequestsGetErrorsAndTheServerKeepsServing) {
+  RunningServer server;
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto malformed = client.Call("{\"version\":1,\"command\":");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->result, ResultCode::kBadRequest);
+  auto unknown = client.Call(R"({"version":1,"command":"self-destruct"})");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->result, ResultCode::kUnsupported);
+  auto reserved = client.Call(R"({"version":1,"command":"failover"})");
+  ASSERT_TRUE(reserved);
+  EXPECT_EQ(reserved->result, ResultCode::kUnsupported);
+  auto old_version = client.Call(R"({"version":0,"command":"status"})");
+  ASSERT_TRUE(old_version);
+  EXPECT_EQ(old_version->result, ResultCode::kBadVersion);
+  auto status = client.Call(kStatus);  // same connection, still served
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, OversizedRequestIsRefusedAndClosed) {
+  ControlServerOptions options;
+  options.max_request_bytes = 1024;
+  RunningServer server(options);
+  LineClient hog;
+  ASSERT_TRUE(hog.Connect(server.socket_path()));
+  hog.Send(std::string(4096, 'x'));  // no newline: the server must not wait for one
+  auto line = hog.ReadLine();
+  ASSERT_TRUE(line);
+  auto response = ParseResponse(*line);
+  ASSERT_TRUE(response.ok());
+  EXPECT_EQ(response->result, ResultCode::kTooLarge);
+  EXPECT_NE(response->text.find("request too large"), std::string::npos);
+  EXPECT_TRUE(hog.WaitForClose());
+
+  LineClient next;
+  ASSERT_TRUE(next.Connect(server.socket_path()));
+  auto status = next.Call(kStatus);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, HandlerExceptionBecomesErrorReply) {
+  RunningServer server;
+  server.handler.throw_on_reload = true;
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  auto reload = client.Call(kReload);
+  ASSERT_TRUE(reload);
+  EXPECT_EQ(reload->result, ResultCode::kError);
+  EXPECT_NE(reload->text.find("reload exploded"), std::string::npos);
+  EXPECT_EQ(client.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, HandlerMayReplyLaterFromAnotherThread) {
+  RunningServer server;
+  LineClient waiting;
+  ASSERT_TRUE(waiting.Connect(server.socket_path()));
+  ASSERT_TRUE(waiting.Send(R"({"version":1,"command":"reload","arguments":{"wait":true}})"
+                           "\n"));
+  CommandHandler::Reply reply;
+  ASSERT_TRUE(WaitFor([&] { return (reply = server.handler.TakePendingReply()) != nullptr; }));
+
+  LineClient other;  // the loop is free while the reload waits
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  EXPECT_EQ(other.Call(kStatus)->result, ResultCode::kSuccess);
+
+  std::thread([reply] { reply(MakeResponse(ResultCode::kSuccess, "verified 8/8 ports")); }).join();
+  reply(MakeResponse(ResultCode::kError, "second reply is ignored"));
+  auto line = waiting.ReadLine();
+  ASSERT_TRUE(line);
+  EXPECT_EQ(ParseResponse(*line)->text, "verified 8/8 ports");
+}
+
+TEST(ControlServerTest, IdleConnectionTimesOut) {
+  ControlServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(100);
+  RunningServer server(options);
+  LineClient idle;
+  ASSERT_TRUE(idle.Connect(server.socket_path()));
+  auto line = idle.ReadLine();
+  ASSERT_TRUE(line);
+  EXPECT_EQ(ParseResponse(*line)->result, ResultCode::kTimeout);
+  EXPECT_TRUE(idle.WaitForClose());
+  EXPECT_TRUE(WaitFor([&] { return server.ConnectionCount() == 0; }));
+}
+
+TEST(ControlServerTest, ConnectionCapRefusesExtraConnectionsAsBusy) {
+  ControlServerOptions options;
+  options.max_connections = 2;
+  RunningServer server(options);
+  LineClient first, second, third;
+  ASSERT_TRUE(first.Connect(server.socket_path()));
+  ASSERT_TRUE(second.Connect(server.socket_path()));
+  ASSERT_TRUE(WaitFor([&] { return server.ConnectionCount() == 2; }));
+  ASSERT_TRUE(third.Connect(server.socket_path()));
+  auto line = third.ReadLine();
+  ASSERT_TRUE(line);
+  EXPECT_EQ(ParseResponse(*line)->result, ResultCode::kBusy);
+  EXPECT_TRUE(third.WaitForClose());
+  EXPECT_EQ(first.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, StaleSocketIsReplacedButALiveOneIsNot) {
+  RunningServer live;
+  ASSERT_TRUE(live.start_status());
+  ControlServerOptions options;
+  options.socket_path = live.socket_path();
+  RunningServer second(options);
+  EXPECT_FALSE(second.start_status());
+  EXPECT_NE(second.start_status().message().find("another process"), std::string::npos);
+  LineClient client;  // the first server still owns its socket
+  ASSERT_TRUE(client.Connect(live.socket_path()));
+  EXPECT_EQ(client.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, StaleSocketFileFromADeadDaemonIsRemoved) {
+  RunningServer server({}, /*start=*/false);
+  {
+    LineClient bound_only;  // binds the path, never listens, then closes
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, server.socket_path().c_str(), sizeof address.sun_path - 1);
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    close(fd);
+  }
+  ControlServerOptions options;
+  options.socket_path = server.socket_path();
+  RunningServer replacement(options);
+  ASSERT_TRUE(replacement.start_status()) << replacement.start_status().message();
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  EXPECT_EQ(client.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
+TEST(ControlServerTest, CreatesMissingSocketDirectoryWithMode0750) {
+  char pattern[] = "/tmp/smsupd-dir-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  std::string directory = std::string(pattern) + "/run";
+  {
+    ControlServerOptions options;
+    options.socket_path = directory + "/smsupd.sock";
+    RunningServer server(options);
+    ASSERT_TRUE(server.start_status()) << server.start_status().message();
+    struct stat info {};
+    ASSERT_EQ(stat(directory.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 07777, 0750u);
+    ASSERT_EQ(stat(options.socket_path.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 07777, 0660u);
+  }
+  std::filesystem::remove_all(pattern);
+}
+
+}  // namespace
+}  // namespace smsupd::control
