@@ -9,9 +9,10 @@
 namespace smsupd {
 namespace {
 
+// Kernels say "InfiniBand" or "Ethernet"; old kernels say nothing and
+// umad2sim says "IB". Only an Ethernet (RoCE) port is left out.
 bool IsInfiniBand(const umad_port_t& port) {
-  // An empty link layer is an old kernel (or the simulator): InfiniBand.
-  return port.link_layer[0] == '\0' || std::strcmp(port.link_layer, "InfiniBand") == 0;
+  return std::strcmp(port.link_layer, "Ethernet") != 0;
 }
 
 LocalPort ToLocalPort(const umad_port_t& port) {

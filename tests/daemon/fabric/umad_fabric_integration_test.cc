@@ -1,0 +1,209 @@
+// UmadFabric and MadWorker against a real ibsim with two real OpenSMs
+// (priorities 15 and 5). fabric_probe runs smsupd's own Fabric calls on an
+// HCA of the simulated fabric; every answer is compared with the test bed's
+// ground-truth MAD queries and with the topology.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testbed/fabric_conditions.h"
+#include "tests/testbed/fabric_test.h"
+#include "tests/testbed/opensm_process.h"
+#include "tests/testbed/topology_generators.h"
+
+namespace smsupd::testbed {
+namespace {
+
+using Json = nlohmann::json;
+using std::chrono::milliseconds;
+
+// Generous: CI machines are slow and shared; a healthy run takes seconds.
+constexpr milliseconds kSweepDeadline(60000);
+constexpr milliseconds kProbeDeadline(30000);
+// The HCA the fabric_probe runs on: neither SM node nor the test bed's probe.
+constexpr char kProbeNode[] = "H2_1";
+
+class UmadFabricIntegrationTest : public FabricTest {
+ protected:
+  // The master's OpenSM (15) starts first and the standby's (5) once the
+  // master is MASTER, as the daemon will run them (FABRIC.md: the reverse
+  // order leaves a new master that never finishes its sweep).
+  void StartTwoSms() {
+    FabricOptions options;
+    options.name = std::string("f-") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    auto started = SimulatedFabric::Start(MakeTwoSwitchTopology(), options);
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    fabric_ = std::move(*started);
+    const auto& names = fabric_->topology().management_nodes();
+    master_node_ = names[0];
+    standby_node_ = names[1];
+    ASSERT_NO_FATAL_FAILURE(StartSm(master_node_, 15, master_, master_lid_));
+    ASSERT_TRUE(WaitForSmState(probe(), master_lid_, SmStateValue::kMaster, kSweepDeadline).ok());
+    ASSERT_NO_FATAL_FAILURE(StartSm(standby_node_, 5, standby_, standby_lid_));
+    auto standby = WaitForSmState(probe(), standby_lid_, SmStateValue::kStandby, kSweepDeadline);
+    ASSERT_TRUE(standby.ok()) << standby.error().message;
+    ASSERT_TRUE(WaitForEveryCaSmLid(probe(), fabric().topology(), master_lid_, kSweepDeadline).ok());
+  }
+
+  // OpenSM 3.3.23's SA lists a remote SM only if the master saw it in a
+  // sweep that completed; on ibsim a standby that starts after the master is
+  // missing from SMInfoRecord tables for minutes. A master (re)started while
+  // the standby runs finds it in its first sweep. The standby keeps polling
+  // the same master GUID, so it stays STANDBY.
+  void RestartMaster() {
+    ASSERT_TRUE(master_->process->Signal(SIGKILL).ok());
+    ASSERT_TRUE(master_->process->Wait(milliseconds(5000)).ok());
+    ASSERT_NO_FATAL_FAILURE(StartSm(master_node_, 15, master_, master_lid_));
+    auto master = WaitForSmState(probe(), master_lid_, SmStateValue::kMaster, kSweepDeadline);
+    ASSERT_TRUE(master.ok()) << master.error().message;
+    ASSERT_TRUE(WaitForSmState(probe(), standby_lid_, SmStateValue::kStandby, kSweepDeadline).ok());
+    ASSERT_TRUE(WaitForEveryCaSmLid(probe(), fabric().topology(), master_lid_, kSweepDeadline).ok());
+  }
+
+  void StartSm(const std::string& node, int priority, NodeProcess*& process, uint16_t& lid) {
+    OpenSmSpec spec;
+    spec.node = node;
+    spec.priority = priority;
+    auto started = StartOpenSm(fabric(), spec);
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    process = *started;
+    auto assigned = WaitForCaLid(probe(), fabric().topology(), node, kSweepDeadline);
+    ASSERT_TRUE(assigned.ok()) << assigned.error().message;
+    lid = *assigned;
+  }
+
+  // Runs fabric_probe on kProbeNode; returns its answers by command.
+  std::map<std::string, Json> RunProbe(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {FABRIC_PROBE_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto process = fabric().RunOnNode(kProbeNode, argv, "fabric-probe");
+    EXPECT_TRUE(process.ok()) << process.error().message;
+    if (!process.ok()) return {};
+    auto exited = (*process)->process->Wait(kProbeDeadline);
+    EXPECT_TRUE(exited.ok()) << "fabric_probe did not finish";
+    std::map<std::string, Json> answers;
+    std::ifstream output((*process)->output_path);
+    for (std::string line; std::getline(output, line);) {
+      if (line.empty() || line[0] != '{') continue;  // umad2sim's own chatter
+      Json answer = Json::parse(line);
+      answers[answer.at("command").get<std::string>()] = answer;
+    }
+    return answers;
+  }
+
+  std::string Guid(const std::string& node) { return FormatGuid(fabric().topology().Find(node)->PortGuid(1)); }
+  std::string Lid(uint16_t lid) { return std::to_string(lid); }
+
+  std::string master_node_, standby_node_;
+  NodeProcess* master_ = nullptr;
+  NodeProcess* standby_ = nullptr;
+  uint16_t master_lid_ = 0;
+  uint16_t standby_lid_ = 0;
+};
+
+void ExpectSmInfo(const Json& answer, const std::string& guid, int priority, const char* state) {
+  if (answer.contains("ok")) {
+    ASSERT_TRUE(answer["ok"].get<bool>()) << answer.dump();
+  }
+  const Json& info = answer.contains("sminfo") ? answer.at("sminfo") : answer;
+  EXPECT_EQ(info.at("guid"), guid);
+  EXPECT_EQ(info.at("priority"), priority);
+  EXPECT_EQ(info.at("state"), state);
+}
+
+TEST_F(UmadFabricIntegrationTest, QueriesAgreeWithTheFabric) {
+  ASSERT_NO_FATAL_FAILURE(StartTwoSms());
+  ASSERT_NO_FATAL_FAILURE(RestartMaster());
+  auto own_lid = WaitForCaLid(probe(), fabric().topology(), kProbeNode, kSweepDeadline);
+  ASSERT_TRUE(own_lid.ok());
+  std::string m = Lid(master_lid_), s = Lid(standby_lid_);
+  auto answers = RunProbe({"local", "active-ports", "sminfo:" + m, "sminfo:" + s, "portinfo:" + m + ":0",
+                           "nodeinfo:" + m, "smrecords", "pkeys:" + m + ":1"});
+
+  const Json& local = answers["local"];
+  ASSERT_TRUE(local.value("ok", false)) << local.dump();
+  EXPECT_EQ(local["portinfo"]["lid"], *own_lid);
+  EXPECT_EQ(local["portinfo"]["sm_lid"], master_lid_);
+  EXPECT_EQ(local["portinfo"]["port_state"], 4);
+  EXPECT_EQ(local["portinfo"]["port_guid"], Guid(kProbeNode));
+  ASSERT_EQ(answers["active-ports"]["ports"].size(), 1u) << answers["active-ports"].dump();
+  EXPECT_EQ(answers["active-ports"]["ports"][0]["port_guid"], Guid(kProbeNode));
+
+  ExpectSmInfo(answers["sminfo:" + m], Guid(master_node_), 15, "MASTER");
+  ExpectSmInfo(answers["sminfo:" + s], Guid(standby_node_), 5, "STANDBY");
+
+  auto truth = probe().PortInfo(master_lid_, 1);
+  ASSERT_TRUE(truth.ok()) << truth.error().message;
+  const Json& port = answers["portinfo:" + m + ":0"]["portinfo"];
+  EXPECT_EQ(port["lid"], truth->lid);
+  EXPECT_EQ(port["capability_mask"], truth->capability_mask);
+  EXPECT_EQ(port["is_sm"], true);
+  EXPECT_EQ(answers["nodeinfo:" + m]["nodeinfo"]["port_guid"], Guid(master_node_));
+
+  const Json& records = answers["smrecords"]["records"];
+  ASSERT_EQ(records.size(), 2u) << answers["smrecords"].dump();
+  for (const Json& record : records) {
+    bool is_master = record["lid"] == master_lid_;
+    EXPECT_EQ(record["lid"], is_master ? master_lid_ : standby_lid_);
+    ExpectSmInfo(record["sminfo"], Guid(is_master ? master_node_ : standby_node_), is_master ? 15 : 5,
+                 is_master ? "MASTER" : "STANDBY");
+  }
+
+  // The whole table up to the port's partition capacity, empty slots
+  // included; the same P_Keys and memberships as the test bed reads.
+  auto pkeys = probe().PKeys(master_lid_, 1);
+  ASSERT_TRUE(pkeys.ok()) << pkeys.error().message;
+  auto raw = answers["pkeys:" + m + ":1"]["pkeys"].get<std::vector<uint16_t>>();
+  EXPECT_EQ(raw.size(), answers["nodeinfo:" + m]["nodeinfo"]["partition_cap"].get<size_t>());
+  std::vector<uint16_t> used;
+  std::copy_if(raw.begin(), raw.end(), std::back_inserter(used), [](uint16_t key) { return key != 0; });
+  EXPECT_EQ(ToPKeyTable(used), *pkeys);
+}
+
+TEST_F(UmadFabricIntegrationTest, SilentTargetsFailByTheMadTimeoutNotTheWatchdog) {
+  ASSERT_NO_FATAL_FAILURE(StartTwoSms());
+  // A stopped OpenSM gets its SMInfo MADs and never answers: the dropped-MAD
+  // case. A LID nobody has is dropped by the simulator.
+  ASSERT_TRUE(standby_->process->Signal(SIGSTOP).ok());
+  auto answers = RunProbe({"--timeout-ms", "100", "--attempts", "2", "--deadline-ms", "5000",
+                           "sminfo:" + Lid(standby_lid_), "sminfo:999", "sminfo:" + Lid(master_lid_)});
+  ASSERT_TRUE(standby_->process->Signal(SIGCONT).ok());
+  for (const std::string& silent : {"sminfo:" + Lid(standby_lid_), std::string("sminfo:999")}) {
+    const Json& answer = answers[silent];
+    EXPECT_FALSE(answer.value("ok", true)) << answer.dump();
+    EXPECT_NE(answer.value("error", "").find("no response"), std::string::npos) << answer.dump();
+  }
+  // The late answers of the stopped SM do not confuse the next call.
+  ExpectSmInfo(answers["sminfo:" + Lid(master_lid_)], Guid(master_node_), 15, "MASTER");
+}
+
+TEST_F(UmadFabricIntegrationTest, HandoverAfterMasterKillMakesTheStandbyMaster) {
+  ASSERT_NO_FATAL_FAILURE(StartTwoSms());
+  ASSERT_TRUE(master_->process->Signal(SIGKILL).ok());
+  ASSERT_TRUE(master_->process->Wait(milliseconds(5000)).ok());
+  std::string s = Lid(standby_lid_);
+  // GUID 0 is refused before anything is sent; then the real handover.
+  auto answers = RunProbe({"handover:" + s + ":0x0:15", "sminfo:" + s,
+                           "handover:" + s + ":" + Guid(master_node_) + ":15", "wait-master:" + s + ":20000"});
+  EXPECT_FALSE(answers["handover:" + s + ":0x0:15"].value("ok", true));
+  ExpectSmInfo(answers["sminfo:" + s], Guid(standby_node_), 5, "STANDBY");
+  const Json& sent = answers["handover:" + s + ":" + Guid(master_node_) + ":15"];
+  ASSERT_TRUE(sent.value("ok", false)) << sent.dump();
+  const Json& became = answers["wait-master:" + s + ":20000"];
+  ExpectSmInfo(became, Guid(standby_node_), 5, "MASTER");
+  RecordProperty("handover_to_master_us", std::to_string(became.value("waited_us", 0)));
+  // Completion is asserted on the fabric: every HCA points at the new master.
+  Status all = WaitForEveryCaSmLid(probe(), fabric().topology(), standby_lid_, kSweepDeadline);
+  EXPECT_TRUE(all.ok()) << all.message();
+}
+
+}  // namespace
+}  // namespace smsupd::testbed
