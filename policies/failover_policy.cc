@@ -25,7 +25,7 @@ const char* SmStateName(SmState state) {
 FailoverPolicy::FailoverPolicy(PolicyConfig config, TimePoint now)
     : config_(std::move(config)), now_(now), entered_at_(now),
       deadline_(now + config_.startup_wait), sms_fresh_at_(now), act_changed_at_(now),
-      standby_since_(now) {}
+      standby_since_(now), problems_(config_.problem_settle) {}
 
 void FailoverPolicy::ForceStateForTest(SupervisorState state, TimePoint now) {
   state_ = state;
@@ -193,7 +193,7 @@ void FailoverPolicy::UpdateProblems() {
   in.act_count_stalled = w && w->consecutive_misses == 0 && w->guid == act_guid_ &&
                          now_ - act_changed_at_ >= config_.act_count_stall;
   if (w) in.watched_master = w->guid;
-  for (Action& a : problems_.Update(DetectProblems(in))) Emit(std::move(a));
+  for (Action& a : problems_.Update(DetectProblems(in), now_)) Emit(std::move(a));
 }
 
 bool FailoverPolicy::Claiming() const {

@@ -40,6 +40,7 @@ struct PolicyConfig {
   Duration handover_timeout{5000};      // yield until the target is MASTER
   Duration stop_timeout{10000};         // StopOpenSm until the child is gone
   Duration act_count_stall{10000};      // master answers, ActCount frozen
+  Duration problem_settle{1000};        // a problem must last this long
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;
 };

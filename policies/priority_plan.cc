@@ -43,7 +43,10 @@ std::optional<int> HighestRankingBelow(int wanted, Guid local, int master_priori
 int StandbyPriority(const PolicyConfig& config, bool claiming,
                     const std::optional<SmEntry>& master) {
   const int wanted = claiming ? ClaimPriority(config) : config.standby_priority;
-  if (!master || master->guid == config.local_guid) return wanted;
+  // A master at the yield priority is handing over: outranking it is the
+  // point, and following it down would make its heavy sweep find nobody.
+  if (!master || master->guid == config.local_guid || master->priority == kYieldPriority)
+    return wanted;
   return HighestRankingBelow(wanted, config.local_guid, master->priority, master->guid)
       .value_or(kYieldPriority);
 }

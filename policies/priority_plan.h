@@ -15,7 +15,9 @@
 //                                complete, FABRIC.md "lower only the master")
 // and a STANDBY never ranks above the current master: its priority is clamped
 // to the highest value that still ranks below it (a standby that outranks the
-// master makes OpenSM pre-empt through trap 144, the path FABRIC.md saw fail).
+// master makes OpenSM pre-empt through trap 144, the path FABRIC.md saw fail),
+// except under a master at the yield priority: that one is handing over.
+// Priority 0 is therefore reserved for a yielding master.
 // Raising a priority is only ever done on the node that is already MASTER.
 #pragma once
 

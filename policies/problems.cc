@@ -57,6 +57,11 @@ void DetectRedundancyProblems(const ProblemInputs& in, ProblemSet& out) {
   }
 }
 
+// Conditions that already carry their own grace period when detected.
+bool SelfTimed(const std::string& id) {
+  return id == kProblemDualMaster || id == kProblemNoMaster || id == kProblemActCountStalled;
+}
+
 }  // namespace
 
 ProblemSet DetectProblems(const ProblemInputs& in) {
@@ -77,8 +82,15 @@ ProblemSet DetectProblems(const ProblemInputs& in) {
   return out;
 }
 
-Actions ProblemTracker::Update(const ProblemSet& detected) {
-  ProblemSet next = detected;
+Actions ProblemTracker::Update(const ProblemSet& detected, TimePoint now) {
+  ProblemSet next;
+  std::map<std::string, TimePoint> seen;
+  for (const auto& [id, text] : detected) {
+    auto it = first_seen_.find(id);
+    seen[id] = it == first_seen_.end() ? now : it->second;
+    if (raised_.count(id) || SelfTimed(id) || now - seen[id] >= settle_) next[id] = text;
+  }
+  first_seen_ = std::move(seen);
   for (const auto& [id, text] : sticky_) next[id] = text;
   Actions actions;
   for (const auto& [id, text] : raised_)

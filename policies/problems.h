@@ -46,17 +46,26 @@ struct ProblemInputs {
 ProblemSet DetectProblems(const ProblemInputs& in);
 
 // Remembers what is raised and turns a new set into Raise/Clear actions.
+// A detected problem is raised only once it has been present for `settle`
+// (a handover passes through "no standby" and "equal priorities" for a poll
+// or two: not worth an operator's attention); it is cleared at once.
+// DUAL_MASTER, NO_MASTER and MASTER_ACTCOUNT_STALLED have their own grace
+// periods in the policy and are raised as soon as detected.
 class ProblemTracker {
  public:
+  explicit ProblemTracker(Duration settle = Duration(0)) : settle_(settle) {}
+
   // `sticky` problems (HANDOVER_FAILED, TAKEOVER_FAILED) are set and cleared
-  // by the policy itself and merged into every update.
-  Actions Update(const ProblemSet& detected);
+  // by the policy itself, merged into every update and never delayed.
+  Actions Update(const ProblemSet& detected, TimePoint now = TimePoint{});
   void SetSticky(const std::string& id, const std::string& text);
   void ClearSticky(const std::string& id);
   bool IsRaised(const std::string& id) const { return raised_.count(id) != 0; }
   const ProblemSet& raised() const { return raised_; }
 
  private:
+  Duration settle_;
+  std::map<std::string, TimePoint> first_seen_;
   ProblemSet raised_;
   ProblemSet sticky_;
 };

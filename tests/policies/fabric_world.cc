@@ -44,6 +44,7 @@ void FabricWorld::Step(int count) {
     for (auto& n : nodes_) {
       if (n->restart_in > 0 && --n->restart_in == 0 && n->node_up)
         StartOpenSm(*n, n->restart_priority);
+      if (n->sweep_in > 0 && --n->sweep_in == 0) HeavySweep(*n);
     }
     Settle();
     for (auto& n : nodes_) {
@@ -113,7 +114,7 @@ void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {
       case K::kSendHandover:
         if (SimNode* t = ByGuid(a.target_guid); t && Answers(*t)) {
           if (t->state == SmState::kStandby) Handover(*t);
-          else if (t->state == SmState::kMaster) SetPriority(*t, t->priority);  // heavy sweep
+          else if (t->state == SmState::kMaster) HeavySweep(*t);
         }
         break;
       case K::kTakeOver:
@@ -139,9 +140,21 @@ void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {
 void FabricWorld::SetPriority(SimNode& n, int priority) {
   n.priority = priority;
   if (!Answers(n)) return;
+  if (n.state == SmState::kStandby) {
+    for (const SimNode* m : Masters())
+      if (m != &n && OutRanks(n.priority, n.guid, m->priority, m->guid)) bad_path_used_ = true;
+  }
+  if (sweep_steps_ == 0) HeavySweep(n);
+  else if (n.sweep_in < 0) n.sweep_in = sweep_steps_;
+}
+
+void FabricWorld::HeavySweep(SimNode& n) {
+  n.sweep_in = -1;
+  if (!Answers(n)) return;
   SimNode* higher = nullptr;
   for (auto& o : nodes_) {
     if (o.get() == &n || !Answers(*o) || o->state == SmState::kNotActive) continue;
+    if (o->never_master) continue;
     if (OutRanks(o->priority, o->guid, n.priority, n.guid) &&
         (!higher || OutRanks(o->priority, o->guid, higher->priority, higher->guid)))
       higher = o.get();
@@ -150,13 +163,11 @@ void FabricWorld::SetPriority(SimNode& n, int priority) {
     n.state = SmState::kStandby;
     higher->state = SmState::kMaster;
   }
-  if (n.state == SmState::kStandby) {
-    for (const SimNode* m : Masters())
-      if (m != &n && OutRanks(n.priority, n.guid, m->priority, m->guid)) bad_path_used_ = true;
-  }
 }
 
-void FabricWorld::Handover(SimNode& target) { target.state = SmState::kMaster; }
+void FabricWorld::Handover(SimNode& target) {
+  if (!target.never_master) target.state = SmState::kMaster;
+}
 
 void FabricWorld::StartOpenSm(SimNode& n, int priority) {
   n.running = true;

@@ -28,6 +28,8 @@ struct SimNode {
   bool port_down = false;     // the node's own port is Down: it sees nothing
   bool act_frozen = false;    // ActCount never moves (answers anyway)
   bool sm_key_mismatch = false;  // its OpenSM logs ERR 2F18
+  bool never_master = false;  // never completes becoming MASTER (bad sweep)
+  int sweep_in = -1;          // steps until a SIGHUP-forced heavy sweep ends
   SmState state = SmState::kNotActive;
   int priority = 0;
   std::uint32_t act_count = 0;
@@ -45,6 +47,10 @@ struct SimNode {
 class FabricWorld {
  public:
   static constexpr Duration kStep{150};  // master poll interval
+
+  // sweep_steps: how many steps a heavy sweep forced by SIGHUP takes before a
+  // MASTER hands over (0: within the step; 7: ~1 s, as measured).
+  explicit FabricWorld(int sweep_steps = 0) : sweep_steps_(sweep_steps) {}
 
   // Adds a node; its smsupd starts (policy created) at once.
   SimNode& AddNode(std::string name, Guid guid, Role role, bool preempt);
@@ -88,6 +94,7 @@ class FabricWorld {
   Observation Observe(SimNode& n);
   void Execute(SimNode& n, const std::vector<Action>& actions);
   void SetPriority(SimNode& n, int priority);
+  void HeavySweep(SimNode& n);
   void Handover(SimNode& target);
   void StartOpenSm(SimNode& n, int priority);
   void Settle();
@@ -98,6 +105,7 @@ class FabricWorld {
   std::vector<std::unique_ptr<SimNode>> nodes_;
   std::vector<SimNode*> starting_;  // OpenSMs started this step (race model)
   std::map<std::string, int> drop_;
+  int sweep_steps_ = 0;
   bool bad_path_used_ = false;
   bool configured_ = false;  // some master has configured the ports
   int master_changes_ = 0;

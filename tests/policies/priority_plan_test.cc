@@ -56,6 +56,9 @@ TEST(PriorityPlanTest, StandbyPriorityFollowsPlan) {
   master.priority = 5;                               // just took over
   EXPECT_EQ(StandbyPriority(c, true, master), 4);
   EXPECT_EQ(StandbyPriority(c, false, std::nullopt), 5);
+  master.priority = kYieldPriority;  // handing over: do not follow it down
+  EXPECT_EQ(StandbyPriority(c, false, master), 5);
+  EXPECT_EQ(StandbyPriority(c, true, master), 14);
 }
 
 TEST(PriorityPlanTest, StartJoinsUnderAnExistingMasterElseUsesTheRole) {

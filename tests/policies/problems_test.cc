@@ -76,6 +76,19 @@ TEST(ProblemsTest, TrackerRaisesOnceAndClearsWhenGone) {
   EXPECT_EQ(a[0].id, kProblemNoStandby);
 }
 
+TEST(ProblemsTest, TrackerRaisesOnlyWhatLastsTheSettleTime) {
+  const TimePoint t0 = TimePoint{} + std::chrono::hours(1);
+  ProblemTracker tracker(Duration(1000));
+  EXPECT_TRUE(tracker.Update({{kProblemEqualPriority, "x"}}, t0).empty());
+  EXPECT_TRUE(tracker.Update({}, t0 + Duration(500)).empty());  // gone: never raised
+  EXPECT_TRUE(tracker.Update({{kProblemEqualPriority, "x"}}, t0 + Duration(600)).empty());
+  Actions a = tracker.Update({{kProblemEqualPriority, "x"}}, t0 + Duration(1600));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].kind, Action::Kind::kRaiseProblem);
+  tracker.SetSticky(kProblemHandoverFailed, "now");  // sticky: at once
+  EXPECT_EQ(tracker.Update({{kProblemEqualPriority, "x"}}, t0 + Duration(1700)).size(), 1u);
+}
+
 TEST(ProblemsTest, StickyProblemsStayUntilClearedByThePolicy) {
   ProblemTracker tracker;
   tracker.SetSticky(kProblemHandoverFailed, "late");

@@ -91,6 +91,8 @@ TEST(ScenarioHealthTest, SmKeyMismatchIsRaisedAndCleared) {
   Boot(w, true);
   w.node("s").sm_key_mismatch = true;
   w.Step();
+  EXPECT_FALSE(Raised(w.node("s"), kProblemSmKeyMismatch));  // not yet settled
+  w.Step(1000 / 150 + 1);
   EXPECT_TRUE(Raised(w.node("s"), kProblemSmKeyMismatch));
   w.node("s").sm_key_mismatch = false;
   w.Step();
@@ -118,7 +120,7 @@ TEST(ScenarioHealthTest, ForeignSmAndEqualTopPriorityAreRaised) {
   SimNode& x = w.AddNode("x", 0x0002c90300000099, Role::kStandby, true);
   x.smsupd_up = false;
   w.StartRaw("x", 15);  // e.g. a switch-embedded SM at 15
-  ASSERT_TRUE(RunChecked(w, 3));
+  ASSERT_TRUE(RunChecked(w, 10));
   EXPECT_TRUE(Raised(w.node("m"), kProblemUnknownSm));
   EXPECT_TRUE(Raised(w.node("m"), kProblemEqualPriority));
   EXPECT_EQ(w.MasterName(), "m");
