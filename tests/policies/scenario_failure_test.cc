@@ -77,5 +77,21 @@ TEST(ScenarioFailureTest, FailoverToAStandbyOpenSmWouldNotPickIsRefused) {
   EXPECT_EQ(w.MasterName(), "s");
 }
 
+// preempt: a returning master that keeps failing never takes mastership:
+// the hold time starts again at each return (no flapping of the fabric).
+TEST(ScenarioFailureTest, CrashLoopingMasterNeverClaims) {
+  FabricWorld w;
+  Boot(w, true);
+  for (int round = 0; round < 5; ++round) {
+    w.KillOpenSm("m");
+    ASSERT_GE(StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10), 0);
+    ASSERT_TRUE(RunChecked(w, kHoldSteps / 2));
+    EXPECT_EQ(w.node("m").priority, 5) << "claimed before the hold time";
+  }
+  EXPECT_EQ(w.MasterName(), "s");
+  EXPECT_EQ(w.master_changes(), 2);  // m, then s for good
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, kHoldSteps + 5), 0);
+}
+
 }  // namespace
 }  // namespace smsupd::policy::testing

@@ -1,0 +1,136 @@
+// The policy driven directly by hand-written observations: the timing model
+// (slow is not missed, thresholds, cross-check) and the first start.
+#include <gtest/gtest.h>
+
+#include "policies/failover_policy.h"
+
+namespace smsupd::policy {
+namespace {
+
+constexpr Guid kLocal = 0x0002c90300000005;
+constexpr Guid kPeer = 0x0002c9030000000a;
+const TimePoint kT0 = TimePoint{} + std::chrono::hours(1);
+
+PolicyConfig Config(Role role) {
+  PolicyConfig c;
+  c.local_guid = kLocal;
+  c.role = role;
+  return c;
+}
+
+int Count(const Actions& actions, Action::Kind kind) {
+  int n = 0;
+  for (const Action& a : actions) n += a.kind == kind;
+  return n;
+}
+
+const Action* Find(const Actions& actions, Action::Kind kind) {
+  for (const Action& a : actions)
+    if (a.kind == kind) return &a;
+  return nullptr;
+}
+
+Observation StandbyUnder(int misses, std::optional<bool> port_answers) {
+  Observation obs;
+  obs.opensm.running = true;
+  obs.local_sm = LocalSmInfo{SmState::kStandby, 5, 1};
+  obs.local_port = LocalPort{4, 2, 1};
+  obs.master = MasterWatch{kPeer, 1, 15, SmState::kMaster, misses, 100, port_answers};
+  return obs;
+}
+
+// A policy that has adopted a running STANDBY under a master at 15.
+FailoverPolicy AdoptedStandby(Role role) {
+  FailoverPolicy policy(Config(role), kT0);
+  Observation obs = StandbyUnder(0, std::nullopt);
+  obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15},
+                                 {kLocal, 2, SmState::kStandby, 5}};
+  policy.Decide(obs, kT0);
+  EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+  return policy;
+}
+
+TEST(PolicyStepTest, StartupWaitsForTheSaWhileThePortIsActive) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs;
+  obs.local_port = LocalPort{4, 2, 1};
+  EXPECT_EQ(Count(policy.Decide(obs, kT0 + Duration(1000)), Action::Kind::kStartOpenSm), 0);
+  const Actions a = policy.Decide(obs, kT0 + Duration(3000));
+  ASSERT_NE(Find(a, Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_EQ(Find(a, Action::Kind::kStartOpenSm)->priority, 15);  // nobody else seen
+}
+
+TEST(PolicyStepTest, StartupJoinsUnderAMasterTheSaReports) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs;
+  obs.local_port = LocalPort{4, 2, 1};
+  obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15}};
+  const Actions a = policy.Decide(obs, kT0 + Duration(100));
+  ASSERT_NE(Find(a, Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_EQ(Find(a, Action::Kind::kStartOpenSm)->priority, 5);
+}
+
+TEST(PolicyStepTest, StartupWithThePortInitStartsAtOnce) {
+  FailoverPolicy policy(Config(Role::kStandby), kT0);
+  Observation obs;
+  obs.local_port = LocalPort{2, 0, 0};  // no SM has configured it: no master
+  const Actions a = policy.Decide(obs, kT0 + Duration(100));
+  ASSERT_NE(Find(a, Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_EQ(Find(a, Action::Kind::kStartOpenSm)->priority, 5);
+}
+
+TEST(PolicyStepTest, MissesBelowTheThresholdNeverTakeOver) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  TimePoint now = kT0;
+  for (int i = 0; i < 3000; ++i) {  // 2 of 3 polls lost, node silent each time
+    now += Duration(150);
+    const int misses = i % 3;
+    const Actions a = policy.Decide(StandbyUnder(misses, misses ? std::optional(false)
+                                                                : std::nullopt), now);
+    ASSERT_EQ(Count(a, Action::Kind::kTakeOver), 0) << "poll " << i;
+  }
+  EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+}
+
+TEST(PolicyStepTest, NodeGoneTakesOverAtTheThreshold) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  const int threshold = policy.config().miss_threshold;
+  for (int misses = 1; misses <= threshold; ++misses) {
+    const Actions a = policy.Decide(StandbyUnder(misses, false), kT0 + misses * Duration(150));
+    EXPECT_EQ(Count(a, Action::Kind::kTakeOver), misses == threshold ? 1 : 0) << misses;
+  }
+  EXPECT_EQ(policy.state(), SupervisorState::kTakingOver);
+}
+
+TEST(PolicyStepTest, LivePortNeedsTheExtraMisses) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  const PolicyConfig& c = policy.config();
+  const int needed = c.miss_threshold + c.silent_sm_extra_misses;
+  for (int misses = 1; misses <= needed; ++misses) {
+    // Unknown cross-check (not asked yet) counts as "port answers".
+    const auto port = misses % 2 ? std::optional<bool>(true) : std::nullopt;
+    const Actions a = policy.Decide(StandbyUnder(misses, port), kT0 + misses * Duration(150));
+    EXPECT_EQ(Count(a, Action::Kind::kTakeOver), misses == needed ? 1 : 0) << misses;
+  }
+}
+
+TEST(PolicyStepTest, LocalPortDownBlocksTakeOver) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  for (int misses = 1; misses <= 20; ++misses) {
+    Observation obs = StandbyUnder(misses, false);
+    obs.local_port->port_state = 1;
+    EXPECT_EQ(Count(policy.Decide(obs, kT0 + misses * Duration(150)), Action::Kind::kTakeOver), 0);
+  }
+}
+
+TEST(PolicyStepTest, AnswerResetsTheCount) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));
+  policy.Decide(StandbyUnder(0, std::nullopt), kT0 + Duration(300));  // late, answered
+  const Actions a = policy.Decide(StandbyUnder(1, false), kT0 + Duration(450));
+  EXPECT_EQ(Count(a, Action::Kind::kTakeOver), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+}
+
+}  // namespace
+}  // namespace smsupd::policy
