@@ -1,0 +1,53 @@
+// smctl's side of the control socket: one connection, one request at a time,
+// every wait bounded by a deadline. Failures carry the exit code smctl uses.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "common/control_protocol.h"
+
+namespace smsupd::smctl {
+
+// smctl's exit codes (docs/smctl.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;       // the operation failed or was refused
+inline constexpr int kExitUsage = 2;        // bad command line
+inline constexpr int kExitUnreachable = 3;  // no daemon: socket missing, refused, no answer
+
+struct ClientError {
+  int exit_code = kExitUnreachable;
+  std::string message;
+};
+
+class ControlClient {
+ public:
+  ControlClient(std::string socket_path, std::chrono::milliseconds timeout);
+  ~ControlClient();
+  ControlClient(const ControlClient&) = delete;
+  ControlClient& operator=(const ControlClient&) = delete;
+
+  // Connects if needed, sends `request`, waits up to the timeout for the
+  // reply line. nullopt on failure; error() says why.
+  std::optional<control::Response> Call(const control::Request& request);
+
+  // The next line from the daemon (for `events --follow`), waiting for ever
+  // when `deadline` is nullopt. nullopt on EOF or error.
+  std::optional<std::string> ReadLine(std::optional<std::chrono::milliseconds> deadline);
+
+  const ClientError& error() const { return error_; }
+
+ private:
+  bool Connect();
+  bool SendAll(const std::string& data);
+  bool Fail(int exit_code, std::string message);
+
+  std::string socket_path_;
+  std::chrono::milliseconds timeout_;
+  int fd_ = -1;
+  std::string buffer_;
+  ClientError error_;
+};
+
+}  // namespace smsupd::smctl

@@ -1,0 +1,95 @@
+// smctl: the operator's command line for smsupd (docs/smctl.md).
+// Exit codes: 0 ok, 1 the operation failed or was refused, 2 usage error,
+// 3 daemon unreachable. `validate` and `render` work offline, with the exit
+// codes of the config commands (0 valid, 1 invalid, 2 file unreadable).
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "config/commands.h"
+#include "smctl/commands.h"
+#include "smctl/control_client.h"
+
+namespace {
+
+using smsupd::smctl::GlobalOptions;
+
+struct Choices {
+  GlobalOptions global;
+  std::uint64_t since = 0;
+  bool follow = false;
+  smsupd::control::ReloadArguments reload;
+  std::string file;
+  std::string out_dir;
+};
+
+// --json is accepted before or after the subcommand.
+void AddJsonFlag(CLI::App& app, Choices& choices) {
+  app.add_flag("--json", choices.global.json, "print the wire form (JSON) instead of a table");
+}
+
+void AddCommands(CLI::App& app, Choices& choices) {
+  AddJsonFlag(*app.add_subcommand("status", "this node, its OpenSM, the subnet's SMs, health"),
+              choices);
+  auto* events = app.add_subcommand("events", "what happened (OpenSM, SMs, master, config)");
+  events->add_option("--since", choices.since, "only events after sequence number N")
+      ->check(CLI::NonNegativeNumber);
+  events->add_flag("--follow,-f", choices.follow, "keep streaming new events");
+  AddJsonFlag(*events, choices);
+  auto* reload = app.add_subcommand("reload", "re-read, validate and apply the config file");
+  reload->add_flag("--restart", choices.reload.restart,
+                   "allow an OpenSM restart if a startup-only option changed");
+  reload->add_flag("--wait", choices.reload.wait, "return once applied and verified");
+  reload->add_option("--timeout", choices.reload.timeout_s, "seconds --wait may take (default 30)")
+      ->check(CLI::Range(0.001, 86400.0));
+  AddJsonFlag(*reload, choices);
+  auto* validate = app.add_subcommand("validate", "check a config file (offline)");
+  validate->add_option("FILE", choices.file, "the smsupd.yaml to check")->required();
+  AddJsonFlag(*validate, choices);
+  auto* render = app.add_subcommand("render", "write opensm.conf and partitions.conf (offline)");
+  render->add_option("FILE", choices.file, "the smsupd.yaml to render")->required();
+  render->add_option("--out", choices.out_dir, "directory to write into")->required();
+  AddJsonFlag(*render, choices);
+  AddJsonFlag(*app.add_subcommand("version", "smctl's and the daemon's versions"), choices);
+  AddJsonFlag(*app.add_subcommand("list-commands", "the commands the daemon knows"), choices);
+}
+
+int Dispatch(const CLI::App& app, const Choices& choices) {
+  const GlobalOptions& global = choices.global;
+  using namespace smsupd::smctl;
+  if (app.got_subcommand("status")) return RunStatus(global, std::cout, std::cerr);
+  if (app.got_subcommand("events"))
+    return RunEvents(global, choices.since, choices.follow, std::cout, std::cerr);
+  if (app.got_subcommand("reload")) return RunReload(global, choices.reload, std::cout, std::cerr);
+  if (app.got_subcommand("validate"))
+    return smsupd::config::RunValidateCommand(choices.file, global.json, std::cout, std::cerr);
+  if (app.got_subcommand("render"))
+    return smsupd::config::RunRenderCommand(choices.file, choices.out_dir, std::cout, std::cerr);
+  if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
+  if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"smctl: control smsupd, the subnet-manager supervisor"};
+  app.name("smctl");
+  Choices choices;
+  if (const char* socket = std::getenv("SMSUPD_SOCKET"); socket && *socket)
+    choices.global.socket = socket;
+  app.add_option("--socket", choices.global.socket,
+                 "daemon control socket (env SMSUPD_SOCKET; default /run/smsupd/smsupd.sock)");
+  AddJsonFlag(app, choices);
+  app.require_subcommand(1);
+  AddCommands(app, choices);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is a "successful" parse error (0); every real one maps to 2.
+    return app.exit(e) == 0 ? smsupd::smctl::kExitOk : smsupd::smctl::kExitUsage;
+  }
+  return Dispatch(app, choices);
+}
