@@ -31,7 +31,9 @@ struct Action {
     // Start OpenSM again after it exited, with sm_priority = priority, once
     // the supervisor's restart back-off allows (the back-off is its job).
     kRestartOpenSm,
-    kStopOpenSm,                 // SIGTERM the child (cancels a pending restart)
+    // SIGTERM the child (SIGKILL after the supervisor's grace) and cancel any
+    // pending restart. The supervisor restarts OpenSM only on kRestartOpenSm.
+    kStopOpenSm,
     kRaiseProblem, kClearProblem,  // id (stable, docs/failover.md), text
     kEmitEvent,                    // kind (stable ID), text
     kReplyToOperator,              // ok, text: answer to an OperatorCommand

@@ -116,6 +116,8 @@ void FailoverPolicy::UpdateTimers() {
   const auto masters = Masters();
   keep(no_master_since_, observation_->opensm.running && masters.empty());
   keep(dual_since_, masters.size() >= 2);
+  keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
+  if (!local_silent_since_) hang_acted_ = false;
   const auto& w = observation_->master;
   if (w && w->consecutive_misses == 0 &&
       (w->guid != act_guid_ || w->act_count != act_count_)) {
@@ -196,6 +198,9 @@ std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
                      state_ == SupervisorState::kHandingOver ||
                      state_ == SupervisorState::kStopping;
   if (timed && now_ >= deadline_) events.push_back(E::kDeadline);
+  if (local_silent_since_ && !hang_acted_ &&
+      now_ - *local_silent_since_ >= config_.local_silent_timeout)
+    events.push_back(E::kLocalSmSilent);
   if (HandoverCompleteDue()) events.push_back(E::kHandoverComplete);
   if (MasterLostDue()) events.push_back(E::kMasterLost);
   if (NoMasterDue()) events.push_back(E::kNoMaster);

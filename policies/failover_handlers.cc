@@ -28,6 +28,7 @@ bool FailoverPolicy::Handle(PolicyEvent event) {
     case E::kDeadline: return OnDeadline();
     case E::kFailoverCommand: return OnFailoverCommand();
     case E::kStopCommand: return OnStopCommand();
+    case E::kLocalSmSilent: return OnLocalSmSilent();
     case E::kLocalNotActive:
     case E::kLocalDiscovering:
     case E::kLocalStandby:
@@ -180,6 +181,19 @@ bool FailoverPolicy::OnDeadline() {
     default:
       return true;
   }
+}
+
+// OpenSM runs but does not answer SMInfo: a hung master is worse than a dead
+// one (the standby takes over and the hung one may come back as a second
+// MASTER). Stop it; its exit then hands over and restarts it as a standby.
+bool FailoverPolicy::OnLocalSmSilent() {
+  hang_acted_ = true;
+  if (state_ == SupervisorState::kStopping) return true;
+  Emit(Action::EmitEvent("OPENSM_HUNG", "local OpenSM runs but has not answered SMInfo for " +
+                                            std::to_string(config_.local_silent_timeout.count()) +
+                                            " ms; stopping it"));
+  Emit(Action::StopOpenSm());
+  return true;
 }
 
 bool FailoverPolicy::OnStopCommand() {

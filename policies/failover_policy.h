@@ -122,6 +122,7 @@ class FailoverPolicy {
   std::optional<std::string> FailoverRefusal(const std::optional<Guid>& target,
                                              std::optional<SmEntry>& chosen) const;
   bool OnStopCommand();
+  bool OnLocalSmSilent();
   void SetPriority(int priority);
 
   PolicyConfig config_;
@@ -149,6 +150,8 @@ class FailoverPolicy {
   std::optional<TimePoint> no_master_since_;
   std::optional<TimePoint> dual_since_;
   std::optional<TimePoint> last_kick_;
+  std::optional<TimePoint> local_silent_since_;
+  bool hang_acted_ = false;  // StopOpenSm sent for the current silence
   Guid act_guid_ = 0;
   std::uint32_t act_count_ = 0;
   TimePoint act_changed_at_;

@@ -41,6 +41,8 @@ struct PolicyConfig {
   Duration stop_timeout{10000};         // StopOpenSm until the child is gone
   Duration act_count_stall{10000};      // master answers, ActCount frozen
   Duration problem_settle{1000};        // a problem must last this long
+  // The local OpenSM runs but its SMInfo goes unanswered this long: hung.
+  Duration local_silent_timeout{5000};
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;
 };

@@ -88,6 +88,16 @@ const std::vector<Transition> kTable = {
     {S::kRecovering, E::kStopCommand, S::kStopped, S::kStopped, ""},
     {S::kRecovering, E::kFailoverCommand, S::kRecovering, S::kRecovering, "refused"},
 
+    // A hung local OpenSM is stopped (its exit then follows the usual path)
+    // whatever the state, except while it is being stopped anyway.
+    {S::kNotActive, E::kLocalSmSilent, S::kNotActive, S::kNotActive, "stop it"},
+    {S::kDiscovering, E::kLocalSmSilent, S::kDiscovering, S::kDiscovering, "stop it"},
+    {S::kStandby, E::kLocalSmSilent, S::kStandby, S::kStandby, "stop it"},
+    {S::kMaster, E::kLocalSmSilent, S::kMaster, S::kMaster, "stop it"},
+    {S::kTakingOver, E::kLocalSmSilent, S::kTakingOver, S::kTakingOver, "stop it"},
+    {S::kHandingOver, E::kLocalSmSilent, S::kHandingOver, S::kHandingOver, "stop it"},
+    {S::kStopping, E::kLocalSmSilent, S::kStopping, S::kStopping, "being stopped"},
+
     // STOPPING / STOPPED.
     {S::kStopping, E::kOpenSmExited, S::kStopped, S::kStopped, ""},
     {S::kStopping, E::kLocalNotActive, S::kStopping, S::kStopping, "exiting"},
@@ -138,6 +148,7 @@ const char* PolicyEventName(PolicyEvent event) {
     case E::kLocalDiscovering: return "LOCAL_DISCOVERING";
     case E::kLocalStandby: return "LOCAL_STANDBY";
     case E::kLocalMaster: return "LOCAL_MASTER";
+    case E::kLocalSmSilent: return "LOCAL_SM_SILENT";
     case E::kMasterLost: return "MASTER_LOST";
     case E::kNoMaster: return "NO_MASTER";
     case E::kDualMaster: return "DUAL_MASTER";

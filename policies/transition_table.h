@@ -31,6 +31,7 @@ enum class PolicyEvent {
   kLocalDiscovering,
   kLocalStandby,
   kLocalMaster,
+  kLocalSmSilent,     // the local OpenSM runs but has not answered SMInfo
   kMasterLost,        // remote master missed N polls and the cross-check agrees
   kNoMaster,          // no MASTER anywhere for no_master_grace
   kDualMaster,        // two or more MASTERs for dual_master_grace

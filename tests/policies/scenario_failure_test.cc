@@ -95,3 +95,27 @@ TEST(ScenarioFailureTest, CrashLoopingMasterNeverClaims) {
 
 }  // namespace
 }  // namespace smsupd::policy::testing
+
+namespace smsupd::policy::testing {
+namespace {
+
+// A hung master: the standby takes over (port alive: extra misses), and the
+// hung OpenSM's own smsupd stops it so it cannot come back as a second MASTER;
+// it then rejoins as a standby.
+TEST(ScenarioFailureTest, HungLocalOpenSmIsStoppedAndRejoinsAsStandby) {
+  FabricWorld w;
+  Boot(w, false);
+  w.node("m").hung = true;
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("s").state == SmState::kMaster; }, 20), 0);
+  const int stop = StepsUntil(w, [&] { return !w.node("m").running; }, 5000 / 150 + 5);
+  ASSERT_GE(stop, 0);
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10), 0);
+  ASSERT_TRUE(RunChecked(w, 10));
+  EXPECT_EQ(w.MasterName(), "s");
+  EXPECT_EQ(w.node("m").priority, 5);
+  EXPECT_TRUE(std::any_of(w.node("m").history.begin(), w.node("m").history.end(),
+                          [](const Action& a) { return a.id == "OPENSM_HUNG"; }));
+}
+
+}  // namespace
+}  // namespace smsupd::policy::testing

@@ -24,7 +24,8 @@ const std::vector<S> kAllStates = {S::kStarting, S::kNotActive, S::kDiscovering,
                                    S::kRecovering, S::kStopping, S::kStopped};
 const std::vector<E> kAllEvents = {
     E::kStartupReady, E::kOpenSmStarted, E::kOpenSmExited, E::kLocalNotActive,
-    E::kLocalDiscovering, E::kLocalStandby, E::kLocalMaster, E::kMasterLost, E::kNoMaster,
+    E::kLocalDiscovering, E::kLocalStandby, E::kLocalMaster, E::kLocalSmSilent,
+    E::kMasterLost, E::kNoMaster,
     E::kDualMaster, E::kClaimSeen, E::kHandoverComplete, E::kDeadline,
     E::kFailoverCommand, E::kStopCommand};
 
@@ -61,6 +62,7 @@ Observation ObservationFor(S from, E event, bool guard) {
     case E::kLocalDiscovering: SetLocal(obs, SmState::kDiscovering, 5); break;
     case E::kLocalStandby: SetLocal(obs, SmState::kStandby, 5); break;
     case E::kLocalMaster: SetLocal(obs, SmState::kMaster, 15); break;
+    case E::kLocalSmSilent: obs.opensm.running = true, obs.local_sm.reset(); break;
     case E::kMasterLost:
       obs.master = MasterWatch{kPeer, 2, 15, SmState::kMaster, 10, 1, false};
       break;
