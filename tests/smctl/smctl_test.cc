@@ -1,0 +1,253 @@
+// The real smctl binary against a ControlServer with a fake handler: what an
+// operator or a script sees (output and exit codes 0/1/2/3).
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/daemon/control/control_test_support.h"
+#include "tests/smctl/smctl_runner.h"
+
+namespace smsupd::smctl {
+namespace {
+
+using control::AccessLevel;
+using control::MakeResponse;
+using control::ResultCode;
+using control::testing::RunningServer;
+using control::testing::WaitFor;
+using testing::RunSmctl;
+using testing::SmctlProcess;
+
+constexpr int kOk = 0, kFailed = 1, kUsage = 2, kUnreachable = 3;
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(SmctlTest, StatusPrintsATable) {
+  RunningServer server;
+  auto result = RunSmctl({"--socket", server.socket_path(), "status"});
+  EXPECT_EQ(result.exit_code, kOk) << result.err;
+  EXPECT_TRUE(Contains(result.out, "Node      mgmt-a")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "pid 4242, up 1h02m05s, 1 restart")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "(this node)")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "Health    healthy")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "0x0002c90300a1b2d4      7  STANDBY         5  mgmt-b"))
+      << result.out;
+}
+
+TEST(SmctlTest, StatusShowsProblems) {
+  RunningServer server;
+  server.handler.status.problems = {{"NO_STANDBY", "no standby SM: no redundancy", "2026-12-02T17:00:00.000Z"}};
+  server.handler.status.master.reset();
+  auto result = RunSmctl({"--socket", server.socket_path(), "status"});
+  EXPECT_EQ(result.exit_code, kOk) << result.err;
+  EXPECT_TRUE(Contains(result.out, "Health    1 problem")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "NO_STANDBY")) << result.out;
+  EXPECT_TRUE(Contains(result.out, "Master    none seen")) << result.out;
+}
+
+TEST(SmctlTest, StatusJsonIsTheWireForm) {
+  RunningServer server;
+  for (auto args : {std::vector<std::string>{"--socket", server.socket_path(), "status", "--json"},
+                    std::vector<std::string>{"--json", "--socket", server.socket_path(), "status"}}) {
+    auto result = RunSmctl(args);
+    ASSERT_EQ(result.exit_code, kOk) << result.err;
+    auto json = nlohmann::json::parse(result.out);
+    EXPECT_EQ(json["local_sm"]["state"], "MASTER");
+    EXPECT_EQ(json["local_sm"]["guid"], "0x0002c90300a1b2c3");
+    EXPECT_EQ(json["master"]["priority"], 15);
+    EXPECT_EQ(json["sms"].size(), 2u);
+    EXPECT_EQ(json["config"]["generation"], 3);
+    EXPECT_TRUE(json["health"]["problems"].is_array());
+  }
+}
+
+TEST(SmctlTest, SocketFromEnvironment) {
+  RunningServer server;
+  auto result = RunSmctl({"status"}, {{"SMSUPD_SOCKET", server.socket_path()}});
+  EXPECT_EQ(result.exit_code, kOk) << result.err;
+}
+
+TEST(SmctlTest, UnreachableDaemonExits3) {
+  RunningServer server({}, /*start=*/false);
+  auto missing = RunSmctl({"--socket", server.directory() + "/nothing.sock", "status"});
+  EXPECT_EQ(missing.exit_code, kUnreachable);
+  EXPECT_TRUE(Contains(missing.err, "does not exist")) << missing.err;
+
+  std::string stale = server.directory() + "/stale.sock";  // a socket file nobody serves
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, stale.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  close(fd);
+  auto refused = RunSmctl({"--socket", stale, "version"});
+  EXPECT_EQ(refused.exit_code, kUnreachable);
+  EXPECT_TRUE(Contains(refused.out, "smctl ")) << "smctl still reports its own version";
+}
+
+TEST(SmctlTest, NoAnswerInTimeExits3) {
+  RunningServer server;
+  auto result = RunSmctl({"--socket", server.socket_path(), "reload", "--wait", "--timeout", "0.1"});
+  EXPECT_EQ(result.exit_code, kUnreachable);
+  EXPECT_TRUE(Contains(result.err, "no answer")) << result.err;
+}
+
+TEST(SmctlTest, UsageErrorsExit2) {
+  for (auto args : {std::vector<std::string>{},
+                    std::vector<std::string>{"frobnicate"},
+                    std::vector<std::string>{"events", "--since", "abc"},
+                    std::vector<std::string>{"status", "--bogus"},
+                    std::vector<std::string>{"render", "x.yaml"},
+                    std::vector<std::string>{"reload", "--timeout", "0"}}) {
+    auto result = RunSmctl(args);
+    EXPECT_EQ(result.exit_code, kUsage) << args.size() << " " << result.err;
+  }
+  EXPECT_EQ(RunSmctl({"--help"}).exit_code, kOk);
+}
+
+TEST(SmctlTest, ReloadSucceedsOrFailsWithTheDaemonsText) {
+  RunningServer server;
+  auto ok = RunSmctl({"--socket", server.socket_path(), "reload", "--restart"});
+  EXPECT_EQ(ok.exit_code, kOk) << ok.err;
+  EXPECT_TRUE(Contains(ok.out, "config generation 4 applied"));
+  auto requests = server.handler.requests();
+  ASSERT_FALSE(requests.empty());
+  EXPECT_EQ(requests.back().first.arguments["restart"], true);
+
+  server.handler.reload_response =
+      MakeResponse(ResultCode::kError, "smsupd.yaml:3:9: error: sm.role: 'boss' is not valid");
+  auto failed = RunSmctl({"--socket", server.socket_path(), "reload"});
+  EXPECT_EQ(failed.exit_code, kFailed);
+  EXPECT_TRUE(Contains(failed.err, "sm.role")) << failed.err;
+  auto json = RunSmctl({"--socket", server.socket_path(), "reload", "--json"});
+  EXPECT_EQ(json.exit_code, kFailed);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["result"], 1);
+}
+
+TEST(SmctlTest, RefusedCommandExits1WithReason) {
+  RunningServer server;
+  server.access = AccessLevel::kReadOnly;
+  auto reload = RunSmctl({"--socket", server.socket_path(), "reload"});
+  EXPECT_EQ(reload.exit_code, kFailed);
+  EXPECT_TRUE(Contains(reload.err, "permission denied")) << reload.err;
+  EXPECT_EQ(RunSmctl({"--socket", server.socket_path(), "status"}).exit_code, kOk);
+  server.access = AccessLevel::kNone;
+  auto status = RunSmctl({"--socket", server.socket_path(), "status", "--json"});
+  EXPECT_EQ(status.exit_code, kFailed);
+  EXPECT_EQ(nlohmann::json::parse(status.out)["result"], 4);
+}
+
+TEST(SmctlTest, EventsListAndSince) {
+  RunningServer server;
+  server.OnLoop([&] {
+    server.events.Append(control::kEventOpenSmStarted, {{"pid", 4242}});
+    return server.events.Append(control::kEventMasterChanged, {{"guid", "0x0000000000000002"}});
+  });
+  auto table = RunSmctl({"--socket", server.socket_path(), "events"});
+  EXPECT_EQ(table.exit_code, kOk) << table.err;
+  EXPECT_TRUE(Contains(table.out, "opensm-started")) << table.out;
+  EXPECT_TRUE(Contains(table.out, "pid=4242")) << table.out;
+  auto json = RunSmctl({"--socket", server.socket_path(), "events", "--since", "1", "--json"});
+  EXPECT_EQ(json.exit_code, kOk) << json.err;
+  std::istringstream lines(json.out);
+  std::string line;
+  std::vector<nlohmann::json> events;
+  while (std::getline(lines, line)) events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["seq"], 2);
+  EXPECT_EQ(events[0]["kind"], "master-changed");
+}
+
+TEST(SmctlTest, EventsFollowStreamsOneJsonObjectPerLine) {
+  auto server = std::make_unique<RunningServer>();
+  SmctlProcess follower({"--socket", server->socket_path(), "events", "--follow", "--json"});
+  ASSERT_TRUE(WaitFor([&] {
+    return server->OnLoop([&] { return server->events.subscriber_count(); }) == 1;
+  }));
+  server->OnLoop([&] {
+    for (int i = 1; i <= 3; ++i) server->events.Append(control::kEventSmStateChanged, {{"i", i}});
+    return 0;
+  });
+  ASSERT_TRUE(WaitFor([&] {
+    auto text = follower.OutputSoFar();
+    return std::count(text.begin(), text.end(), '\n') == 3;
+  }));
+  server.reset();  // the daemon goes away: the follower ends as "unreachable"
+  auto result = follower.Wait();
+  EXPECT_EQ(result.exit_code, kUnreachable) << result.err;
+  std::istringstream lines(result.out);
+  std::string line;
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(std::getline(lines, line));
+    auto event = nlohmann::json::parse(line);
+    EXPECT_EQ(event["seq"], i);
+    EXPECT_EQ(event["details"]["i"], i);
+  }
+}
+
+TEST(SmctlTest, VersionAndListCommands) {
+  RunningServer server;
+  auto version = RunSmctl({"--socket", server.socket_path(), "version"});
+  EXPECT_EQ(version.exit_code, kOk) << version.err;
+  EXPECT_TRUE(Contains(version.out, "protocol 1")) << version.out;
+  auto list = RunSmctl({"--socket", server.socket_path(), "list-commands"});
+  EXPECT_EQ(list.exit_code, kOk);
+  EXPECT_TRUE(Contains(list.out, "rollback")) << list.out;
+  auto json = RunSmctl({"--socket", server.socket_path(), "list-commands", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(json.out)["commands"][2]["name"], "status");
+}
+
+class OfflineCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/smctl-offline-XXXXXX";
+    ASSERT_TRUE(mkdtemp(pattern));
+    directory_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(directory_ + "/" + name) << text;
+    return directory_ + "/" + name;
+  }
+  std::string directory_;
+};
+
+constexpr char kValidConfig[] = R"(version: 1
+node: mgmt-a
+sm:
+  port_guid: 0x0002c90300a1b2c3
+  role: master
+partitions:
+  - name: Default
+    pkey: 0x7fff
+    members:
+      - { ports: ALL, membership: full }
+)";
+
+// No daemon anywhere: validate and render never touch the socket.
+TEST_F(OfflineCommandsTest, ValidateAndRenderWorkWithoutADaemon) {
+  std::map<std::string, std::string> env = {{"SMSUPD_SOCKET", directory_ + "/none.sock"}};
+  std::string good = Write("good.yaml", kValidConfig);
+  EXPECT_EQ(RunSmctl({"validate", good}, env).exit_code, kOk);
+  auto bad = RunSmctl({"validate", Write("bad.yaml", "version: 1\nsm:\n  role: boss\n"), "--json"}, env);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(bad.out)["valid"], false);
+  EXPECT_EQ(RunSmctl({"validate", directory_ + "/missing.yaml"}, env).exit_code, 2);
+  auto render = RunSmctl({"render", good, "--out", directory_}, env);
+  EXPECT_EQ(render.exit_code, kOk) << render.err;
+  EXPECT_TRUE(std::filesystem::exists(directory_ + "/opensm.conf"));
+  EXPECT_TRUE(std::filesystem::exists(directory_ + "/partitions.conf"));
+}
+
+}  // namespace
+}  // namespace smsupd::smctl
