@@ -1,5 +1,6 @@
 #include "tests/daemon/fabric/fabric_probe_commands.h"
 
+#include <algorithm>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -44,6 +45,45 @@ Result<Json> WaitMaster(Fabric& fabric, uint16_t lid, std::chrono::milliseconds 
   }
   return Error{"LID " + std::to_string(lid) + " not MASTER after " +
                std::to_string(limit.count()) + " ms (last: " + last + ")"};
+}
+
+// Polls the local port until its SM LID is `lid` (the SM configured this
+// HCA): the end of a failover as a host sees it.
+Result<Json> WaitSmLid(Fabric& fabric, uint16_t lid, std::chrono::milliseconds limit) {
+  auto start = std::chrono::steady_clock::now();
+  std::string last = "no answer yet";
+  while (std::chrono::steady_clock::now() - start < limit) {
+    Result<PortInfo> info = fabric.LocalPortInfo();
+    if (info && info->sm_lid == lid && info->port_state == kPortStateActive) {
+      auto waited = std::chrono::steady_clock::now() - start;
+      return Json{{"waited_us", std::chrono::duration_cast<std::chrono::microseconds>(waited).count()}};
+    }
+    last = info ? "SM LID " + std::to_string(info->sm_lid) : info.error().message;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return Error{"local SM LID not " + std::to_string(lid) + " after " + std::to_string(limit.count()) +
+               " ms (last: " + last + ")"};
+}
+
+// Times `count` GetSmInfo(lid) round trips (a latency measurement, printed
+// by the probe; nothing asserts on it).
+Result<Json> TimeSmInfo(Fabric& fabric, uint16_t lid, int count) {
+  std::vector<int64_t> micros;
+  int errors = 0;
+  for (int i = 0; i < count; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    bool ok = fabric.GetSmInfo(lid).ok();
+    auto took = std::chrono::steady_clock::now() - start;
+    if (!ok) ++errors;
+    micros.push_back(std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+  }
+  if (micros.empty()) return Error{"count must be positive"};
+  std::sort(micros.begin(), micros.end());
+  return Json{{"count", count},
+              {"errors", errors},
+              {"median_us", micros[micros.size() / 2]},
+              {"p99_us", micros[micros.size() * 99 / 100]},
+              {"max_us", micros.back()}};
 }
 
 Result<ProbeCommand> Parse(const std::vector<std::string>& p) {
@@ -98,6 +138,13 @@ Result<ProbeCommand> Parse(const std::vector<std::string>& p) {
     auto limit = std::chrono::milliseconds(num(2));
     c.run = [l = lid(1), limit](Fabric& f) { return WaitMaster(f, l, limit); };
     c.min_deadline = limit + std::chrono::seconds(1);
+  } else if (name == "wait-smlid" && p.size() == 3) {
+    auto limit = std::chrono::milliseconds(num(2));
+    c.run = [l = lid(1), limit](Fabric& f) { return WaitSmLid(f, l, limit); };
+    c.min_deadline = limit + std::chrono::seconds(1);
+  } else if (name == "time-sminfo" && p.size() == 3) {
+    c.run = [l = lid(1), n = num(2)](Fabric& f) { return TimeSmInfo(f, l, n); };
+    c.min_deadline = std::chrono::milliseconds(num(2) * 1000);
   } else {
     return Error{"unknown command or wrong arguments"};
   }

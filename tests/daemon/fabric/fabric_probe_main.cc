@@ -7,7 +7,8 @@
 //                [--deadline-ms N] COMMAND...
 // COMMAND: local | active-ports | sminfo:LID | portinfo:LID:PORT |
 //          nodeinfo:LID | smrecords | pkeys:LID:PORT |
-//          handover:LID:GUID:PRIORITY | wait-master:LID:MS
+//          handover:LID:GUID:PRIORITY | wait-master:LID:MS | wait-smlid:LID:MS |
+//          time-sminfo:LID:COUNT (round-trip latency: median, p99, max)
 // Every object has "command", "ok", "elapsed_us" and either "error" or the
 // answer. Exit status: 0 if every command succeeded, 1 otherwise, 2 usage.
 #include <algorithm>

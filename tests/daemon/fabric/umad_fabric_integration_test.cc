@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -192,7 +195,8 @@ TEST_F(UmadFabricIntegrationTest, HandoverAfterMasterKillMakesTheStandbyMaster) 
   std::string s = Lid(standby_lid_);
   // GUID 0 is refused before anything is sent; then the real handover.
   auto answers = RunProbe({"handover:" + s + ":0x0:15", "sminfo:" + s,
-                           "handover:" + s + ":" + Guid(master_node_) + ":15", "wait-master:" + s + ":20000"});
+                           "handover:" + s + ":" + Guid(master_node_) + ":15", "wait-master:" + s + ":20000",
+                           "wait-smlid:" + s + ":20000"});
   EXPECT_FALSE(answers["handover:" + s + ":0x0:15"].value("ok", true));
   ExpectSmInfo(answers["sminfo:" + s], Guid(standby_node_), 5, "STANDBY");
   const Json& sent = answers["handover:" + s + ":" + Guid(master_node_) + ":15"];
@@ -200,9 +204,43 @@ TEST_F(UmadFabricIntegrationTest, HandoverAfterMasterKillMakesTheStandbyMaster) 
   const Json& became = answers["wait-master:" + s + ":20000"];
   ExpectSmInfo(became, Guid(standby_node_), 5, "MASTER");
   RecordProperty("handover_to_master_us", std::to_string(became.value("waited_us", 0)));
+  // This HCA is told the new SM LID once the new master has swept it.
+  const Json& swept = answers["wait-smlid:" + s + ":20000"];
+  EXPECT_TRUE(swept.value("ok", false)) << swept.dump();
+  RecordProperty("handover_to_hca_sm_lid_us", std::to_string(swept.value("waited_us", 0)));
   // Completion is asserted on the fabric: every HCA points at the new master.
   Status all = WaitForEveryCaSmLid(probe(), fabric().topology(), standby_lid_, kSweepDeadline);
   EXPECT_TRUE(all.ok()) << all.message();
+}
+
+// umad2sim blocks a process's first umad call while no simulator listens on
+// its socket: the MAD thread's watchdog must still answer every call by its
+// deadline, and the program must still exit.
+TEST(UmadFabricWithoutSimulatorTest, WatchdogAnswersEveryCall) {
+  char dir[] = "/tmp/smsupd-f-nosim-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  ChildSpec spec;
+  spec.argv = {FABRIC_PROBE_PATH, "--deadline-ms", "500", "local", "sminfo:1"};
+  spec.env = {{"LD_PRELOAD", kUmad2SimLibrary}, {"SIM_HOST", "H1_1"},
+              {"IBSIM_SOCKNAME", "f-nobody-" + std::filesystem::path(dir).filename().string()}};
+  spec.cwd = dir;  // umad2sim writes ./sys-<pid> here
+  spec.output_path = std::string(dir) + "/output.log";
+  auto child = ChildProcess::Start(spec);
+  ASSERT_TRUE(child.ok()) << child.error().message;
+  auto exited = (*child)->Wait(kProbeDeadline);
+  ASSERT_TRUE(exited.ok()) << "fabric_probe hung";
+  EXPECT_FALSE(exited->signaled);
+  EXPECT_EQ(exited->code, 1);
+  std::ifstream output(spec.output_path);
+  int deadline_errors = 0;
+  for (std::string line; std::getline(output, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    Json answer = Json::parse(line);
+    EXPECT_FALSE(answer.value("ok", true));
+    if (answer.value("error", "").find("deadline") != std::string::npos) ++deadline_errors;
+  }
+  EXPECT_EQ(deadline_errors, 2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
