@@ -56,6 +56,13 @@ void FailoverPolicy::BuildView() {
   } else if (SmEntry* local = FindEntry(view_, config_.local_guid)) {
     local->state = SmState::kNotActive;
   }
+  // A list taken before the local SM became MASTER names the SM it replaced
+  // as MASTER: unknown until the next list (a real second MASTER will be in it).
+  if (local_master_since_ && sms_fresh_at_ < *local_master_since_) {
+    for (SmEntry& sm : view_)
+      if (sm.guid != config_.local_guid && sm.state == SmState::kMaster)
+        sm.state = SmState::kNotActive;
+  }
   const auto& w = obs.master;
   if (!w || w->guid == config_.local_guid) return;
   if (w->consecutive_misses == 0) {
@@ -116,6 +123,7 @@ void FailoverPolicy::UpdateTimers() {
   const auto masters = Masters();
   keep(no_master_since_, observation_->opensm.running && masters.empty());
   keep(dual_since_, masters.size() >= 2);
+  if (!dual_since_) dual_reported_ = false;
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
   if (!local_silent_since_) hang_acted_ = false;
   const auto& w = observation_->master;

@@ -107,27 +107,33 @@ bool FailoverPolicy::OnNoMaster() {
 }
 
 // Two MASTERs: OpenSM's own election says who should win. A losing local
-// SM yields; any other smsupd kicks the remote losers with a HANDOVER, which
-// makes a MASTER sweep and hand over to the higher one (osm_sm_state_mgr.c).
+// MASTER yields (priority 0 + SIGHUP). A STANDBY whose watched master is the
+// loser, as read this very poll, kicks it with a HANDOVER: to a MASTER that
+// only forces a heavy sweep, after which it hands over to the higher one
+// (osm_sm_state_mgr.c). Never on the SA list alone: if the loser has become
+// STANDBY meanwhile, a HANDOVER would make it MASTER again.
 bool FailoverPolicy::OnDualMaster() {
   const auto masters = Masters();
   const auto winner = ElectionWinner(masters);
-  if (masters.size() < 2 || !winner) return false;
-  Emit(Action::EmitEvent("DUAL_MASTER", std::to_string(masters.size()) +
-                                            " MASTERs; OpenSM's election picks " +
-                                            Describe(*winner)));
+  if (masters.size() < 2 || !winner || state_ == SupervisorState::kHandingOver) return false;
+  if (!dual_reported_)
+    Emit(Action::EmitEvent("DUAL_MASTER", std::to_string(masters.size()) +
+                                              " MASTERs; OpenSM's election picks " +
+                                              Describe(*winner)));
+  dual_reported_ = true;
   if (state_ == SupervisorState::kMaster && winner->guid != config_.local_guid) {
     handover_target_ = winner;
     handover_reason_ = "dual master";
     return true;
   }
-  if (last_kick_ && now_ - *last_kick_ < config_.dual_master_grace) return false;
+  const auto& w = observation_->master;
+  const bool loser_read_now = w && w->consecutive_misses == 0 && w->state == SmState::kMaster &&
+                              w->guid != winner->guid && w->guid != config_.local_guid;
+  if (!loser_read_now || (last_kick_ && now_ - *last_kick_ < config_.dual_master_grace))
+    return false;
   last_kick_ = now_;
-  for (const SmEntry& m : masters) {
-    if (m.guid == winner->guid || m.guid == config_.local_guid) continue;
-    Emit(Action::SendHandover(m.guid, m.lid, "dual master: make it sweep and yield to " +
+  Emit(Action::SendHandover(w->guid, w->lid, "dual master: make it sweep and yield to " +
                                                  FormatGuid(winner->guid)));
-  }
   return false;
 }
 

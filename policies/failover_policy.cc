@@ -83,6 +83,10 @@ void FailoverPolicy::Absorb(const Observation& observation) {
     sms_known_ = true;
     sms_fresh_at_ = now_;
   }
+  const bool local_master = running && observation.local_sm &&
+                            observation.local_sm->state == SmState::kMaster;
+  if (!local_master) local_master_since_.reset();
+  else if (!local_master_since_) local_master_since_ = now_;
   BuildView();
   UpdateTimers();
 }
@@ -160,15 +164,17 @@ void FailoverPolicy::SetPriority(int priority) {
 }
 
 // Holds the plan of priority_plan.h in the steady states; transitional
-// states keep what their entry set. A MASTER raises itself only while it is
-// the only MASTER (raising during a dual master would change who wins it),
-// and a STANDBY moves only under a known master (with none, the best-ranked
-// standby takes over by the priorities as they are: no churn).
+// states keep what their entry set. A MASTER raises itself only once an SM
+// list taken while it was MASTER shows no other MASTER (raising during a dual
+// master would change who wins it), and a STANDBY moves only under a known
+// master (with none, the best-ranked standby takes over by the priorities as
+// they are: no churn).
 void FailoverPolicy::ReconcilePriority() {
   if (!observation_->opensm.running || !commanded_priority_) return;
   const auto master = RemoteMaster();
   if (state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster) {
-    if (!master) SetPriority(config_.master_priority);
+    const bool confirmed = local_master_since_ && sms_fresh_at_ >= *local_master_since_;
+    if (!master && confirmed) SetPriority(config_.master_priority);
   } else if (state_ == SupervisorState::kStandby && master) {
     SetPriority(StandbyPriority(config_, Claiming(), master));
   }

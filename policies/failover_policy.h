@@ -150,7 +150,9 @@ class FailoverPolicy {
   std::optional<TimePoint> no_master_since_;
   std::optional<TimePoint> dual_since_;
   std::optional<TimePoint> last_kick_;
+  bool dual_reported_ = false;  // DUAL_MASTER event sent for this episode
   std::optional<TimePoint> local_silent_since_;
+  std::optional<TimePoint> local_master_since_;  // local SM MASTER since
   bool hang_acted_ = false;  // StopOpenSm sent for the current silence
   Guid act_guid_ = 0;
   std::uint32_t act_count_ = 0;

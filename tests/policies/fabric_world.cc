@@ -41,6 +41,7 @@ SimNode* FabricWorld::ByGuid(Guid guid) {
 void FabricWorld::Step(int count) {
   for (int i = 0; i < count; ++i) {
     now_ += kStep;
+    ++step_count_;
     for (auto& n : nodes_) {
       if (n->restart_in > 0 && --n->restart_in == 0 && n->node_up)
         StartOpenSm(*n, n->restart_priority);
@@ -93,7 +94,7 @@ Observation FabricWorld::Observe(SimNode& n) {
   }
   // From the SA while there is a master, else from direct SMInfo reads of
   // the SMs last known (what the daemon is asked to do without an SA).
-  if (!n.port_down) {
+  if (!n.port_down && step_count_ % sa_every_ == 0) {
     std::vector<SmEntry> sms;
     for (auto& s : nodes_)
       if (Answers(*s)) sms.push_back(SmEntry{s->guid, s->lid, s->state, s->priority});

@@ -50,7 +50,9 @@ class FabricWorld {
 
   // sweep_steps: how many steps a heavy sweep forced by SIGHUP takes before a
   // MASTER hands over (0: within the step; 7: ~1 s, as measured).
-  explicit FabricWorld(int sweep_steps = 0) : sweep_steps_(sweep_steps) {}
+  // sa_every: the SA list reaches each daemon only every that many steps.
+  explicit FabricWorld(int sweep_steps = 0, int sa_every = 1)
+      : sweep_steps_(sweep_steps), sa_every_(sa_every) {}
 
   // Adds a node; its smsupd starts (policy created) at once.
   SimNode& AddNode(std::string name, Guid guid, Role role, bool preempt);
@@ -106,6 +108,8 @@ class FabricWorld {
   std::vector<SimNode*> starting_;  // OpenSMs started this step (race model)
   std::map<std::string, int> drop_;
   int sweep_steps_ = 0;
+  int sa_every_ = 1;
+  int step_count_ = 0;
   bool bad_path_used_ = false;
   bool configured_ = false;  // some master has configured the ports
   int master_changes_ = 0;

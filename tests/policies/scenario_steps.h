@@ -67,8 +67,8 @@ inline void Boot(FabricWorld& w, bool preempt) {
   s.smsupd_up = false;
   ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "m"; }, 10), 0);
   w.NodeUp("s");
-  ASSERT_GE(StepsUntil(w, [&] { return w.node("s").state == SmState::kStandby; }, 10), 0);
-  ASSERT_TRUE(RunChecked(w, 5));
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("s").state == SmState::kStandby; }, 40), 0);
+  ASSERT_TRUE(RunChecked(w, 25));  // every daemon has had an SA list since
   ASSERT_EQ(w.node("m").priority, 15);
   ASSERT_EQ(w.node("s").priority, 5);
 }
