@@ -139,6 +139,9 @@ bool FailoverPolicy::MasterLostDue() const {
   const auto& port = observation_->local_port;
   // A standby whose own port is down sees every master as gone: never act.
   if (!lost_since_ || !port || !port->active()) return false;
+  // Another SM already took over (the daemon still polls the old master
+  // until the port's SM LID moves): taking over now would make two.
+  if (RemoteMaster()) return false;
   return LocalIsBestCandidate(observation_->master->guid) ||
          now_ - *lost_since_ >= config_.defer_to_better_candidate;
 }

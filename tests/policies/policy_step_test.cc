@@ -123,6 +123,18 @@ TEST(PolicyStepTest, LocalPortDownBlocksTakeOver) {
   }
 }
 
+TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  constexpr Guid kOther = 0x0002c90300000003;
+  for (int misses = 1; misses <= 10; ++misses) {
+    Observation obs = StandbyUnder(misses, false);
+    obs.sms = std::vector<SmEntry>{{kOther, 3, SmState::kMaster, 5},
+                                   {kLocal, 2, SmState::kStandby, 5}};
+    EXPECT_EQ(Count(policy.Decide(obs, kT0 + misses * Duration(150)), Action::Kind::kTakeOver), 0);
+  }
+  EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+}
+
 TEST(PolicyStepTest, AnswerResetsTheCount) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));
