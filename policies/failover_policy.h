@@ -27,6 +27,8 @@
 //         standby priority in every case)   RECOVERING --OPENSM_STARTED--> NOTACTIVE
 //   STOP_COMMAND: MASTER -> HANDING_OVER -> STOPPING; others -> STOPPING;
 //   STOPPING --OPENSM_EXITED / DEADLINE--> STOPPED.
+//   LOCAL_SM_SILENT (OpenSM runs, SMInfo unanswered): StopOpenSm, same state;
+//   the exit that follows takes the OPENSM_EXITED path.
 //
 // The full transition table (legal pairs, guards) is transition_table.cc;
 // every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.

@@ -71,27 +71,7 @@ Observation FabricWorld::Observe(SimNode& n) {
   obs.local_port = LocalPort{Masters().empty() && !configured_ ? 2 : 4, n.lid, 0};
   if (n.port_down) obs.local_port->port_state = 1;
   obs.sm_key_mismatch = n.sm_key_mismatch;
-  const SimNode* current = nullptr;
-  for (const SimNode* m : Masters())
-    if (m != &n && Answers(*m) && !n.port_down) current = m;
-  // The daemon polls the master its port's SM LID points to; it follows a
-  // new master at once and keeps polling a silent one.
-  if (n.running && n.state == SmState::kMaster) {
-    n.watched.reset();
-    n.misses = 0;
-  } else if (current && n.watched != current->guid) {
-    n.watched = current->guid;
-    n.misses = 0;
-  }
-  if (n.watched) {
-    SimNode& w = *ByGuid(*n.watched);
-    bool answered = Answers(w) && !n.port_down;
-    if (answered && drop_[w.name] > 0) { --drop_[w.name]; answered = false; }
-    if (answered) { n.misses = 0; w.act_count += w.act_frozen ? 0 : 1; } else { ++n.misses; }
-    const bool port_answers = w.node_up && !n.port_down;
-    obs.master = MasterWatch{w.guid, w.lid, w.priority, w.state, n.misses, w.act_count,
-                             n.misses > 0 ? std::optional<bool>(port_answers) : std::nullopt};
-  }
+  obs.master = WatchMaster(n);
   // From the SA while there is a master, else from direct SMInfo reads of
   // the SMs last known (what the daemon is asked to do without an SA).
   if (!n.port_down && step_count_ % sa_every_ == 0) {
@@ -105,6 +85,29 @@ Observation FabricWorld::Observe(SimNode& n) {
     n.pending_commands.erase(n.pending_commands.begin());
   }
   return obs;
+}
+
+// The daemon polls the master its port's SM LID points to; it follows a new
+// master at once and keeps polling a silent one.
+std::optional<MasterWatch> FabricWorld::WatchMaster(SimNode& n) {
+  const SimNode* current = nullptr;
+  for (const SimNode* m : Masters())
+    if (m != &n && Answers(*m) && !n.port_down) current = m;
+  if (n.running && n.state == SmState::kMaster) {
+    n.watched.reset();
+    n.misses = 0;
+  } else if (current && n.watched != current->guid) {
+    n.watched = current->guid;
+    n.misses = 0;
+  }
+  if (!n.watched) return std::nullopt;
+  SimNode& w = *ByGuid(*n.watched);
+  bool answered = Answers(w) && !n.port_down;
+  if (answered && drop_[w.name] > 0) { --drop_[w.name]; answered = false; }
+  if (answered) { n.misses = 0; w.act_count += w.act_frozen ? 0 : 1; } else { ++n.misses; }
+  const bool port_answers = w.node_up && !n.port_down;
+  return MasterWatch{w.guid, w.lid, w.priority, w.state, n.misses, w.act_count,
+                     n.misses > 0 ? std::optional<bool>(port_answers) : std::nullopt};
 }
 
 void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {

@@ -94,6 +94,7 @@ class FabricWorld {
 
  private:
   Observation Observe(SimNode& n);
+  std::optional<MasterWatch> WatchMaster(SimNode& n);
   void Execute(SimNode& n, const std::vector<Action>& actions);
   void SetPriority(SimNode& n, int priority);
   void HeavySweep(SimNode& n);
