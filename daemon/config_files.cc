@@ -1,0 +1,59 @@
+#include "daemon/config_files.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <sstream>
+
+#include "common/atomic_file.h"
+
+namespace smsupd {
+
+Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid) {
+  StatePaths paths{config.state_dir};
+  if (::mkdir(paths.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return Error{"cannot create " + paths.state_dir + ": " + std::strerror(errno)};
+  config::RenderInputs inputs;
+  inputs.port_guid = port_guid;
+  inputs.partitions_path = paths.PartitionsConf();
+  config::RenderedFiles files = config::Render(config, inputs);
+  // partitions.conf first: the opensm.conf that names it must never point at
+  // a file that is not there yet (a missing file means "every port full in 0x7fff").
+  Status written = WriteFileAtomically(paths.PartitionsConf(), files.partitions_conf, 0644);
+  if (written)
+    written = WriteFileAtomically(paths.OpenSmConf(), files.opensm_conf,
+                                  files.holds_secret ? 0600 : 0644);
+  if (!written) return Error{written.message()};
+  return files.config_hash;
+}
+
+ConfigGeneration ReadGeneration(const StatePaths& paths) {
+  ConfigGeneration generation;
+  auto text = ReadWholeFile(paths.Generation());
+  if (!text) return generation;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("generation=", 0) == 0) {
+      std::string_view value = std::string_view(line).substr(11);
+      std::from_chars(value.data(), value.data() + value.size(), generation.number);
+    } else if (line.rfind("hash=", 0) == 0) {
+      generation.hash = line.substr(5);
+    }
+  }
+  return generation;
+}
+
+Status WriteGeneration(const StatePaths& paths, const ConfigGeneration& generation) {
+  return WriteFileAtomically(paths.Generation(), "generation=" + std::to_string(generation.number) +
+                                                     "\nhash=" + generation.hash + "\n");
+}
+
+ConfigGeneration NextGenerationAtStart(const ConfigGeneration& recorded, const std::string& hash) {
+  if (recorded.number > 0 && recorded.hash == hash) return recorded;
+  return {recorded.number + 1, hash};
+}
+
+}  // namespace smsupd
