@@ -93,8 +93,11 @@ PeerAuthenticator SystemPeerAuthenticator(std::string control_group) {
   return [control_group = std::move(control_group)](int fd) -> Result<Caller> {
     auto peer = ReadPeerIdentity(fd);
     if (!peer) return peer.error();
-    AccessLevel access =
-        DecideAccess(*peer, PeerGroups(*peer), geteuid(), LookupGroup(control_group));
+    // Root and the daemon's own user need no group look-ups (the common,
+    // latency-sensitive case: /proc and the group database are read per call).
+    AccessLevel access = DecideAccess(*peer, {}, geteuid(), std::nullopt);
+    if (access != AccessLevel::kFull)
+      access = DecideAccess(*peer, PeerGroups(*peer), geteuid(), LookupGroup(control_group));
     return Caller{peer->pid, peer->uid, peer->gid, access};
   };
 }
