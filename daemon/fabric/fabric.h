@@ -112,6 +112,11 @@ class Fabric {
   virtual Result<NodeInfo> GetNodeInfo(uint16_t lid) = 0;
   // SubnAdmGetTable(SMInfoRecord) from the SA at the master SM's LID (as
   // the local port knows it): every SM the master knows of, itself included.
+  // Not the whole truth: OpenSM 3.3.23 lists a remote SM only once a sweep
+  // of its own found it, and on ibsim a standby started after the master
+  // stayed missing for minutes (SIGHUP did not help). Keep polling the SMs
+  // you know (GetSmInfo) rather than trusting this list alone. The SA's
+  // records carry SM_Key 0 (it hides keys from untrusted requesters).
   virtual Result<std::vector<SmRecord>> GetSmInfoRecords() = 0;
   // The whole P_Key table of `port` at `lid` (every block up to the port's
   // partition capacity), in table order. Entries are raw: bit 15 set means

@@ -87,7 +87,8 @@ MadTransport::Outcome MadTransport::Attempt(int agent, std::vector<uint8_t>& req
 MadTransport::Outcome MadTransport::AwaitResponse(uint32_t trid, SteadyClock::time_point deadline,
                                                   std::vector<uint8_t>& response,
                                                   std::string& failure) {
-  std::vector<uint8_t> buffer(umad_size() + kMaxResponseBytes);
+  std::vector<uint8_t>& buffer = receive_buffer_;
+  buffer.resize(umad_size() + kMaxResponseBytes);
   for (;;) {
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now());
     if (left.count() <= 0) return Outcome::kNoResponse;

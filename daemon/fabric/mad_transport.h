@@ -58,6 +58,7 @@ class MadTransport {
 
   int port_id_;
   MadTimeouts timeouts_;
+  std::vector<uint8_t> receive_buffer_;  // reused: the MAD thread polls often
 };
 
 // "0x001c (unsupported attribute)"-style text for a MAD status word.
