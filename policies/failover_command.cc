@@ -3,7 +3,8 @@
 // heavy sweep that follows finds a higher SM and hands over to it
 // (osm_state_mgr.c: state_mgr_get_highest_sm, state_mgr_send_handover). The
 // old master stays MASTER until the target has taken over, and the reply is
-// sent only once the fabric shows the new MASTER.
+// sent only once the fabric shows the new MASTER. Run on a STANDBY, the
+// command becomes a claim that the master's smsupd serves the same way.
 #include "policies/failover_policy.h"
 #include "policies/priority_plan.h"
 
@@ -21,10 +22,10 @@ std::string SmList(const std::vector<SmEntry>& sms) {
 
 bool FailoverPolicy::OnFailoverCommand() {
   const std::optional<Guid> target = command_ ? command_->target : std::nullopt;
+  if (state_ == SupervisorState::kStandby) return StartClaim(target);
   if (state_ != SupervisorState::kMaster) {
-    std::string why = std::string("this SM is ") + SupervisorStateName(state_) +
-                      ", not MASTER: a handover is started by the master's smsupd";
-    if (auto master = RemoteMaster()) why += " (run it on the node of " + FormatGuid(master->guid) + ")";
+    const std::string why = std::string("this SM is ") + SupervisorStateName(state_) +
+                            ": no failover now";
     Emit(Action::EmitEvent("FAILOVER_REFUSED", why));
     Emit(Action::Reply(false, why));
     return false;
@@ -42,6 +43,35 @@ bool FailoverPolicy::OnFailoverCommand() {
   // claiming until it is master again.
   parked_ = config_.preempt && config_.role == Role::kMaster;
   Emit(Action::EmitEvent("FAILOVER_REQUESTED", "handing over to " + FormatGuid(chosen->guid)));
+  return true;
+}
+
+// Failover run on a STANDBY: it claims mastership at master_priority - 1
+// (still below the master, so OpenSM does nothing) and the master's smsupd,
+// seeing the claim, yields. Without a running smsupd on the master nothing
+// happens and the claim times out.
+bool FailoverPolicy::StartClaim(const std::optional<Guid>& target) {
+  std::string why;
+  const auto master = RemoteMaster();
+  const auto& port = observation_->local_port;
+  if (target && *target != config_.local_guid)
+    why = "this SM is a STANDBY: it can only take mastership itself; run the command on the "
+          "master to hand over to " + FormatGuid(*target);
+  else if (!master)
+    why = "no MASTER to take over from";
+  else if (!port || !port->active())
+    why = "the local port is not Active";
+  else if (operator_claim_)
+    why = "a failover is already in progress";
+  if (!why.empty()) {
+    Emit(Action::EmitEvent("FAILOVER_REFUSED", why));
+    Emit(Action::Reply(false, why));
+    return false;
+  }
+  operator_claim_ = true;
+  deadline_ = now_ + config_.handover_timeout + config_.handover_timeout;
+  Emit(Action::EmitEvent("FAILOVER_REQUESTED", "claiming mastership from " +
+                                                   FormatGuid(master->guid)));
   return true;
 }
 

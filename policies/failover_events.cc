@@ -164,7 +164,9 @@ bool FailoverPolicy::DualMasterDue() const {
 }
 
 std::optional<SmEntry> FailoverPolicy::Claimer() const {
-  if (!config_.preempt || state_ != SupervisorState::kMaster) return std::nullopt;
+  // Claims come from a preempting role master after its hold time, or from an
+  // operator's failover run on a standby: honoured in both modes.
+  if (state_ != SupervisorState::kMaster) return std::nullopt;
   if (LocalState() != SmState::kMaster || sms_fresh_at_ <= entered_at_) return std::nullopt;
   std::vector<SmEntry> claimers;
   for (const SmEntry& sm : view_)
@@ -207,7 +209,8 @@ std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
   }
   const bool timed = state_ == SupervisorState::kTakingOver ||
                      state_ == SupervisorState::kHandingOver ||
-                     state_ == SupervisorState::kStopping;
+                     state_ == SupervisorState::kStopping ||
+                     (state_ == SupervisorState::kStandby && operator_claim_);
   if (timed && now_ >= deadline_) events.push_back(E::kDeadline);
   if (local_silent_since_ && !hang_acted_ &&
       now_ - *local_silent_since_ >= config_.local_silent_timeout)

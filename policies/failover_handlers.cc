@@ -149,10 +149,12 @@ bool FailoverPolicy::OnClaimSeen() {
     preempt_blocked_reported_ = true;
     return false;
   }
-  Emit(Action::EmitEvent("PREEMPT", "returning master " + Describe(*claimer) +
-                                        " claims mastership; yielding"));
+  Emit(Action::EmitEvent("PREEMPT", Describe(*claimer) + " claims mastership; yielding"));
   handover_target_ = claimer;
-  handover_reason_ = "preempt";
+  handover_reason_ = "claim";
+  // A role master yields to a claim only when an operator asked for it on the
+  // claimer: it must not claim back (no flip back).
+  parked_ = config_.preempt && config_.role == Role::kMaster;
   return true;
 }
 
@@ -183,6 +185,13 @@ bool FailoverPolicy::OnDeadline() {
       return !stopping_;  // a stop proceeds anyway: SIGTERM must end
     case SupervisorState::kStopping:
       Emit(Action::EmitEvent("OPENSM_STOP_TIMEOUT", "OpenSM did not exit in time"));
+      return true;
+    case SupervisorState::kStandby:
+      if (!operator_claim_) return true;
+      operator_claim_ = false;
+      Emit(Action::EmitEvent("FAILOVER_FAILED", "the master did not yield to the claim"));
+      Emit(Action::Reply(false, "the master did not hand over in time (is its smsupd "
+                                "running?); still STANDBY"));
       return true;
     default:
       return true;

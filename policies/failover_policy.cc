@@ -155,6 +155,13 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
     handover_target_.reset();
     operator_waiting_ = false;
   }
+  if (operator_claim_) {
+    operator_claim_ = false;
+    Emit(next == SupervisorState::kMaster
+             ? Action::Reply(true, "this SM is MASTER now")
+             : Action::Reply(false, std::string("failover interrupted: ") +
+                                        SupervisorStateName(next)));
+  }
 }
 
 void FailoverPolicy::SetPriority(int priority) {
@@ -203,6 +210,7 @@ void FailoverPolicy::UpdateProblems() {
 }
 
 bool FailoverPolicy::Claiming() const {
+  if (operator_claim_ && state_ == SupervisorState::kStandby) return true;
   if (!config_.preempt || config_.role != Role::kMaster || parked_) return false;
   if (state_ != SupervisorState::kStandby || now_ - standby_since_ < config_.hold_time)
     return false;

@@ -121,6 +121,7 @@ class FailoverPolicy {
   bool OnHandoverComplete();
   bool OnDeadline();
   bool OnFailoverCommand();
+  bool StartClaim(const std::optional<Guid>& target);
   std::optional<std::string> FailoverRefusal(const std::optional<Guid>& target,
                                              std::optional<SmEntry>& chosen) const;
   bool OnStopCommand();
@@ -167,6 +168,7 @@ class FailoverPolicy {
   bool stopping_ = false;          // stop once the handover completes
   bool operator_waiting_ = false;  // a failover command awaits its reply
   bool parked_ = false;            // preempt claim suspended (operator moved us)
+  bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
   bool preempt_blocked_reported_ = false;
 
   ProblemTracker problems_;

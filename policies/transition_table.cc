@@ -43,7 +43,8 @@ const std::vector<Transition> kTable = {
     {S::kStandby, E::kDualMaster, S::kStandby, S::kStandby, "kick the loser"},
     {S::kStandby, E::kOpenSmExited, S::kRecovering, S::kRecovering, ""},
     {S::kStandby, E::kStopCommand, S::kStopping, S::kStopping, ""},
-    {S::kStandby, E::kFailoverCommand, S::kStandby, S::kStandby, "refused: not master"},
+    {S::kStandby, E::kFailoverCommand, S::kStandby, S::kStandby, "claim or refuse"},
+    {S::kStandby, E::kDeadline, S::kStandby, S::kStandby, "claim not served"},
 
     // MASTER: hold the top priority; hand over on exit, command, claim, loss.
     {S::kMaster, E::kLocalNotActive, S::kNotActive, S::kNotActive, ""},

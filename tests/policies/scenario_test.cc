@@ -143,6 +143,35 @@ TEST_P(ScenarioTest, OperatorFailoverBothWaysWithoutFlipBack) {
   EXPECT_EQ(w.node("s").priority, 5);
 }
 
+// `smctl failover` run on the standby: it claims, the master yields.
+TEST_P(ScenarioTest, FailoverFromTheStandbySideWithoutFlipBack) {
+  FabricWorld w(Sweep(), Sa());
+  Boot(w, true);
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  for (int i = 0; i < 60 && w.node("s").replies.empty(); ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_FALSE(w.MasterName().empty()) << "a moment without master";
+  }
+  ASSERT_EQ(w.node("s").replies.size(), 1u);
+  EXPECT_EQ(w.node("s").replies[0].rfind("ok: ", 0), 0u) << w.node("s").replies[0];
+  EXPECT_EQ(w.MasterName(), "s");
+  ASSERT_TRUE(RunChecked(w, 3 * kHoldSteps));  // the preempting m stays put
+  EXPECT_EQ(w.MasterName(), "s");
+  EXPECT_EQ(w.node("m").priority, 5);
+}
+
+TEST_P(ScenarioTest, StandbySideFailoverTimesOutWithoutTheMastersSmsupd) {
+  FabricWorld w(Sweep(), Sa());
+  Boot(w, false);
+  w.node("m").smsupd_up = false;
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  ASSERT_GE(StepsUntil(w, [&] { return !w.node("s").replies.empty(); }, 100), 0);
+  EXPECT_EQ(w.node("s").replies[0].rfind("refused: ", 0), 0u) << w.node("s").replies[0];
+  ASSERT_TRUE(RunChecked(w, 3));
+  EXPECT_EQ(w.MasterName(), "m");
+  EXPECT_EQ(w.node("s").priority, 5);  // the claim is withdrawn
+}
+
 TEST_P(ScenarioTest, FailoverIsRefusedWithAReason) {
   FabricWorld w(Sweep(), Sa());
   Boot(w, true);
@@ -151,10 +180,10 @@ TEST_P(ScenarioTest, FailoverIsRefusedWithAReason) {
   ASSERT_EQ(w.node("m").replies.size(), 1u);
   EXPECT_NE(w.node("m").replies[0].find("not an SM of this subnet"), std::string::npos);
 
-  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kFailover, kM});
   w.Step();
   ASSERT_EQ(w.node("s").replies.size(), 1u);
-  EXPECT_NE(w.node("s").replies[0].find("not MASTER"), std::string::npos);
+  EXPECT_NE(w.node("s").replies[0].find("can only take mastership itself"), std::string::npos);
 
   w.NodeDown("s");
   ASSERT_TRUE(RunChecked(w, 25));  // until the SA list no longer shows it
