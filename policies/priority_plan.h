@@ -7,9 +7,10 @@
 // The plan, the same for preempt and sticky:
 //   MASTER                       master_priority (15)  -- the unique top
 //   STANDBY                      standby_priority (5)
-//   STANDBY claiming mastership  master_priority - 1 (14): preempt only, a
-//                                role-master back for hold_time; the MASTER's
-//                                smsupd reads the claim and yields
+//   STANDBY claiming mastership  master_priority - 1 (14): a role master back
+//                                for hold_time (preempt), or `smctl failover`
+//                                run on the standby; the MASTER's smsupd reads
+//                                the claim and yields
 //   yielding MASTER              kYieldPriority (0): its next heavy sweep finds
 //                                a higher SM and hands over (the path seen to
 //                                complete, FABRIC.md "lower only the master")
