@@ -161,21 +161,24 @@ void ControlServer::ServeEvents(const std::shared_ptr<ControlSession>& session,
   nlohmann::json list = nlohmann::json::array();
   for (const auto& event : events_.Since(args->since)) list.push_back(ToJson(event));
   std::string text = std::to_string(list.size()) + " events";
+  // Follow first: the session then stops reading requests, and events
+  // appended later are queued behind this reply (both run on the loop).
+  if (args->follow) session->Follow(events_);
   session->Reply(MakeResponse(ResultCode::kSuccess, text,
                               {{"events", list},
                                {"first_seq", events_.first_seq()},
                                {"last_seq", events_.last_seq()},
                                {"follow", args->follow}}));
-  if (args->follow) session->Follow(events_);
 }
 
 void ControlServer::DispatchToHandler(const std::shared_ptr<ControlSession>& session,
                                       const Request& request) {
   std::weak_ptr<ControlSession> weak = session;
   auto replied = std::make_shared<std::atomic_flag>();
-  CommandHandler::Reply reply = [this, weak, replied](Response response) {
+  // Captures the io_context, not the server: a late reply after Stop() is harmless.
+  CommandHandler::Reply reply = [&io = io_, weak, replied](Response response) {
     if (replied->test_and_set()) return;  // exactly one reply per request
-    asio::post(io_, [weak, response = std::move(response)] {
+    asio::post(io, [weak, response = std::move(response)] {
       if (auto live = weak.lock()) live->Reply(response);
     });
   };

@@ -58,7 +58,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // or the session follows events, reads the next request.
   void Reply(const Response& response, bool close_after = false);
 
-  // After the `events` reply: stream every event `log` receives from now on.
+  // Streams every event `log` receives from now on, after the reply that is
+  // about to be queued; from here on the session reads no more requests.
   void Follow(EventLog& log);
 
   // Closes at once; pending writes are dropped. Safe to call twice.

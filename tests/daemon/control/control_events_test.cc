@@ -75,6 +75,8 @@ TEST(ControlEventsTest, FollowStreamsNewEventsInOrder) {
   auto response = follower.Call(R"({"version":1,"command":"events","arguments":{"follow":true}})");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->arguments["events"].size(), 1u);
+  // A stream carries no more requests: this one is ignored, not answered.
+  ASSERT_TRUE(follower.Send(R"({"version":1,"command":"status"})" "\n"));
   server.OnLoop([&] {
     for (int i = 0; i < 20; ++i) server.events.Append(kEventSmStateChanged, {{"i", i}});
     return 0;
