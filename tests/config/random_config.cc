@@ -95,7 +95,7 @@ class Generator {
     int count = 1 + Pick(5);
     for (int i = 0; i < count; ++i) {
       std::uint16_t pkey;
-      do pkey = static_cast<std::uint16_t>(1 + Pick(0x7ffe)); while (!used.insert(pkey).second);
+      do pkey = static_cast<std::uint16_t>(1 + Pick(0x6fff)); while (!used.insert(pkey).second);
       yaml += Partition("p" + std::to_string(i) + (Chance(30) ? "-x.y_z" : ""), pkey);
     }
     return yaml;

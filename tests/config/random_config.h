@@ -32,7 +32,8 @@ struct RandomCase {
 };
 
 // A valid smsupd.yaml (sm.port_guid = `sm_port`) with hosts for most HCAs,
-// groups (some nested), 1..6 partitions with random flags and members of
+// groups (some nested), 1..6 partitions (P_Keys below 0x7000, Default apart)
+// with random flags and members of
 // every selector kind and membership, sometimes no Default partition, and
 // GUIDs that are not in the fabric.
 RandomCase RandomConfig(const std::vector<TestNode>& nodes, Guid sm_port, std::uint64_t seed);

@@ -1,0 +1,190 @@
+#include "tests/config/conformance_fixture.h"
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/atomic_file.h"
+#include "config/opensm_options.h"
+#include "config/renderer.h"
+#include "config/validator.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::config::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Generous: shared CI machines are slow; a healthy sweep here takes < 1 s.
+constexpr milliseconds kApplyDeadline(60000);
+constexpr char kProbeNode[] = "H2";
+
+std::string EntriesText(const std::set<std::uint16_t>& entries) {
+  std::string text;
+  char buffer[8];
+  for (std::uint16_t entry : entries) {
+    std::snprintf(buffer, sizeof buffer, "%04x", entry);
+    text += (text.empty() ? "" : " ") + std::string(buffer);
+  }
+  return "{" + text + "}";
+}
+
+}  // namespace
+
+void ConformanceTest::StartTestFabric() {
+  testbed::Topology topology;
+  int switch_port = 0;
+  for (const TestNode& node : nodes_)
+    topology.AddNode({node.name, node.is_switch ? testbed::NodeKind::kSwitch : testbed::NodeKind::kCa,
+                      node.node_guid, node.is_switch ? testbed::kSwitchPorts : node.ports});
+  for (const TestNode& node : nodes_) {
+    if (node.is_switch) {
+      targets_.push_back({node.node_guid, "dr:0,1", 0});
+      capacity_[node.node_guid] = 8;  // ibsim's switch PartitionCap
+      continue;
+    }
+    for (int port = 1; port <= node.ports; ++port) {
+      topology.AddLink({node.name, port, "sw1", ++switch_port});
+      std::string route = node.name == kProbeNode ? "dr:0" : "dr:0,1," + std::to_string(switch_port);
+      targets_.push_back({node.PortGuid(port), route, port});
+      capacity_[node.PortGuid(port)] = 64;  // ibsim's HCA PartitionCap
+    }
+  }
+  topology.SetManagementNodes("H1", "H3");
+  testbed::FabricOptions options;
+  options.name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  options.probe_node = kProbeNode;
+  Result<std::unique_ptr<testbed::SimulatedFabric>> fabric =
+      testbed::SimulatedFabric::Start(std::move(topology), options);
+  ASSERT_TRUE(fabric.ok()) << fabric.error().message;
+  fabric_ = std::move(*fabric);
+  if (std::getenv("SMSUPD_KEEP_FABRIC") != nullptr) fabric_->set_keep_dir(true);  // for debugging
+  Result<std::string> dir = fabric_->NewProcessDir("opensm-H1");
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  opensm_dir_ = *dir;
+}
+
+std::string ConformanceTest::AllHostsYaml() const {
+  std::string yaml = "hosts:\n";
+  for (const TestNode& node : nodes_) {
+    if (node.is_switch) continue;
+    yaml += "  " + node.name + ": [";
+    for (int port = 1; port <= node.ports; ++port) yaml += (port > 1 ? ", " : "") + FormatGuid(node.PortGuid(port));
+    yaml += "]\n";
+  }
+  return yaml;
+}
+
+void ConformanceTest::Apply(const std::string& body) {
+  std::string yaml = "version: 1\nsm:\n  role: master\n  port_guid: " + FormatGuid(sm_port()) +
+                     "\n  opensm:\n    options:\n"
+                     "      log_flags: 0x07\n"  // VERBOSE too: OpenSM's PARSE WARN lines
+                     "      force_log_flush: true\n"  // the log is read while OpenSM runs
+                     "      dump_files_dir: " + opensm_dir_ + "/\n"
+                     "      per_module_logging_file: " + opensm_dir_ + "/per-module-logging.conf\n" +
+                     body;
+  ValidationOutcome outcome = ValidateText(yaml, "conformance.yaml");
+  std::string diagnostics;
+  for (const Diagnostic& diagnostic : outcome.diagnostics) diagnostics += diagnostic.Format() + "\n";
+  ASSERT_TRUE(outcome.ok()) << diagnostics << yaml;
+  bool restart = !have_config_ || !OptionsNeedingRestart(config_, *outcome.config).empty();
+  config_ = *outcome.config;
+  have_config_ = true;
+  RenderInputs inputs;
+  inputs.port_guid = sm_port();
+  inputs.partitions_path = opensm_dir_ + "/partitions.conf";
+  inputs.opensm_log_file = opensm_dir_ + "/opensm.log";
+  RenderedFiles files = Render(config_, inputs);
+  subnet_up_before_ = SubnetUpCount();
+  ASSERT_TRUE(WriteFileAtomically(inputs.partitions_path, files.partitions_conf).ok());
+  ASSERT_TRUE(WriteFileAtomically(opensm_dir_ + "/opensm.conf", files.opensm_conf, 0600).ok());
+  if (restart) {
+    ASSERT_NO_FATAL_FAILURE(StartOpenSm());
+    // A freshly started OpenSM can leave a `both` port with only its full
+    // P_Key when the port held the limited one (see LimitedToBothAcrossARestart);
+    // one more heavy sweep completes the table. The daemon must do the same.
+    ASSERT_NO_FATAL_FAILURE(WaitForHeavySweep());
+    ASSERT_NO_FATAL_FAILURE(SighupOpenSm());
+  } else {
+    ASSERT_TRUE(opensm_->process->Running()) << "OpenSM exited";
+    ASSERT_TRUE(opensm_->process->Signal(SIGHUP).ok());
+  }
+}
+
+void ConformanceTest::StartOpenSm() {
+  if (opensm_ != nullptr) opensm_->process->Stop();
+  Result<testbed::NodeProcess*> started = fabric_->RunOnNodeIn(
+      "H1", {"opensm", "-F", opensm_dir_ + "/opensm.conf"}, opensm_dir_,
+      "opensm-H1-" + std::to_string(++opensm_starts_));
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  opensm_ = *started;
+}
+
+int ConformanceTest::SubnetUpCount() const {
+  std::ifstream log(opensm_dir_ + "/opensm.log");
+  int count = 0;
+  for (std::string line; std::getline(log, line);) count += line.find("SUBNET UP") != std::string::npos;
+  return count;
+}
+
+std::string ConformanceTest::CompareOnce() {
+  if (SubnetUpCount() <= subnet_up_before_) return "OpenSM has not finished a heavy sweep since the change";
+  std::map<Guid, std::set<std::uint16_t>> expected =
+      ExpectedPKeyEntries(config_, TestFabricPorts(nodes_, sm_port()));
+  for (const PortTarget& target : targets_) {
+    Result<nlohmann::json> reply = probe().Call("pkeys " + target.route + " " + std::to_string(target.port),
+                                                milliseconds(5000));
+    if (!reply.ok()) return FormatGuid(target.guid) + ": " + reply.error().message;
+    std::vector<std::uint16_t> raw = reply->at("pkeys").get<std::vector<std::uint16_t>>();
+    std::set<std::uint16_t> actual(raw.begin(), raw.end());
+    const std::set<std::uint16_t>& want = expected[target.guid];
+    bool truncated = static_cast<int>(want.size()) > capacity_[target.guid];
+    bool ok = truncated ? std::includes(want.begin(), want.end(), actual.begin(), actual.end()) &&
+                              static_cast<int>(actual.size()) == capacity_[target.guid]
+                        : actual == want;
+    if (!ok)
+      return "port " + FormatGuid(target.guid) + " holds " + EntriesText(actual) + ", expected " +
+             EntriesText(want) + (truncated ? " (table full)" : "");
+  }
+  return "";
+}
+
+void ConformanceTest::ExpectTablesMatch() {
+  std::string last;
+  Status matched = testbed::WaitFor(
+      "P_Key tables as the config says",
+      [&](std::string& why) {
+        why = CompareOnce();
+        last = why;
+        return why.empty();
+      },
+      kApplyDeadline, milliseconds(200));
+  EXPECT_TRUE(matched.ok()) << matched.message() << "\npartitions.conf:\n"
+                            << ReadWholeFile(opensm_dir_ + "/partitions.conf").value();
+  EXPECT_EQ(PartitionErrorsInLog(), "");
+}
+
+void ConformanceTest::WaitForHeavySweep() {
+  Status swept = testbed::WaitFor("a heavy sweep", [&] { return SubnetUpCount() > subnet_up_before_; }, kApplyDeadline);
+  ASSERT_TRUE(swept.ok()) << swept.message();
+}
+
+void ConformanceTest::SighupOpenSm() {
+  subnet_up_before_ = SubnetUpCount();
+  ASSERT_TRUE(opensm_->process->Signal(SIGHUP).ok());
+}
+
+std::string ConformanceTest::PartitionErrorsInLog() const {
+  std::ifstream log(opensm_dir_ + "/opensm.log");
+  std::string complaints;
+  for (std::string line; std::getline(log, line);)
+    if (line.find("PARSE ERROR") != std::string::npos || line.find("PARSE WARN") != std::string::npos ||
+        line.find("Partition configuration in error") != std::string::npos ||
+        line.find("was not fully processed") != std::string::npos)
+      complaints += line + "\n";
+  return complaints;
+}
+
+}  // namespace smsupd::config::testing

@@ -1,0 +1,73 @@
+// Conformance of rendered configs on a real OpenSM over ibsim: a fixture that
+// starts the small test fabric (random_config.h: switch sw1, HCAs H1..H8,
+// H5..H8 with two ports), renders a config into an OpenSM directory, runs or
+// re-reads OpenSM on H1, and compares the P_Key table of every end port,
+// read over directed routes, with ExpectedPKeyEntries().
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/pkey_tables.h"
+#include "tests/config/random_config.h"
+#include "tests/testbed/fabric_test.h"
+
+namespace smsupd::config::testing {
+
+class ConformanceTest : public testbed::FabricTest {
+ protected:
+  // Starts ibsim with the test fabric; the probe runs on H2.
+  void StartTestFabric();
+
+  // "hosts:" naming every HCA H1..H8 with all its port GUIDs.
+  std::string AllHostsYaml() const;
+
+  // Validates `body` (hosts/groups/partitions sections) under a fixed
+  // version/sm header, renders it for OpenSM on H1 and applies it: the first
+  // time, or when OptionsNeedingRestart() says so, by (re)starting OpenSM;
+  // otherwise with SIGHUP. After a (re)start it waits for the first heavy
+  // sweep and sends one SIGHUP (see LimitedToBothAcrossARestart). Sets config_.
+  void Apply(const std::string& body);
+
+  // Waits until OpenSM has finished a heavy sweep since Apply() and every
+  // end port's P_Key table is what ExpectedPKeyEntries() says for config_ (a port whose table is smaller than that is checked to
+  // hold the first entries only: OpenSM fills it to capacity).
+  void ExpectTablesMatch();
+
+  // Partition-file complaints in OpenSM's log ("" when none).
+  std::string PartitionErrorsInLog() const;
+
+  const Config& config() const { return config_; }
+  int opensm_starts() const { return opensm_starts_; }
+  Guid sm_port() const { return nodes_[1].PortGuid(1); }
+
+ private:
+  struct PortTarget {
+    Guid guid;
+    std::string route;  // directed route from the probe on H2
+    int port;
+  };
+  void StartOpenSm();
+  // Waits for a "SUBNET UP" after subnet_up_before_.
+  void WaitForHeavySweep();
+  // SIGHUP (a heavy sweep that re-reads partitions.conf); resets the count.
+  void SighupOpenSm();
+  std::string CompareOnce();
+  // "SUBNET UP" lines in OpenSM's log: one per completed heavy sweep.
+  int SubnetUpCount() const;
+
+  std::vector<TestNode> nodes_ = TestFabricNodes();
+  std::vector<PortTarget> targets_;
+  std::map<Guid, int> capacity_;
+  std::string opensm_dir_;
+  testbed::NodeProcess* opensm_ = nullptr;
+  Config config_;
+  bool have_config_ = false;
+  int opensm_starts_ = 0;
+  int subnet_up_before_ = 0;  // SubnetUpCount() when the config was applied
+};
+
+}  // namespace smsupd::config::testing
