@@ -1,0 +1,151 @@
+// The whole daemon with a fake fabric and a shell script for OpenSM: what it
+// tells the service manager, in which order, on start, reload and stop.
+#include "daemon/daemon.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <mutex>
+
+#include "tests/daemon/fabric/fake_fabric.h"
+
+namespace smsupd {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr Guid kPortGuid = 0x0002c903000000a1;
+
+constexpr char kFakeOpenSm[] = R"(#!/bin/sh
+trap 'exit 0' TERM
+trap '' HUP
+while :; do sleep 1 & wait $!; done
+)";
+
+class FakeNotifier : public Notifier {
+ public:
+  void Notify(std::string_view message) override {
+    std::lock_guard lock(mutex_);
+    messages_.emplace_back(message);
+    changed_.notify_all();
+  }
+  std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return 20ms; }
+
+  // Waits until `count` messages start with `prefix`.
+  bool WaitFor(const std::string& prefix, int count) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 20s, [&] { return Count(prefix) >= count; });
+  }
+  std::vector<std::string> messages() {
+    std::lock_guard lock(mutex_);
+    return messages_;
+  }
+
+ private:
+  int Count(const std::string& prefix) const {
+    return static_cast<int>(std::count_if(messages_.begin(), messages_.end(), [&](const std::string& m) {
+      return m.rfind(prefix, 0) == 0;
+    }));
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::string> messages_;
+};
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/daemon-test-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    std::ofstream(dir_ + "/fake-opensm") << kFakeOpenSm;
+    ::chmod((dir_ + "/fake-opensm").c_str(), 0755);
+    WriteConfig("");
+    fabric_ = std::make_shared<FakeFabric>();
+    fabric_->SetLocalPort({"fake0", 1, kPortGuid, kPortStateActive, 1, 1});
+    fabric_->AddSm(1, {kPortGuid, 0, 0, 15, SmState::kMaster});
+    fabric_->SetPortInfo(1, PortInfo{1, 1, kPortStateActive, 5, 0, kCapabilityIsSm, 1, kPortGuid});
+    options_.config_path = dir_ + "/smsupd.yaml";
+    options_.poll_interval = 50ms;
+    options_.make_fabric = [this](std::optional<Guid>) { return fabric_; };
+  }
+  void TearDown() override {
+    std::ifstream pid_file(dir_ + "/state/opensm.pid");
+    std::string line;
+    if (std::getline(pid_file, line) && line.rfind("pid=", 0) == 0) ::kill(std::stoi(line.substr(4)), SIGKILL);
+    fs::remove_all(dir_);
+  }
+  void WriteConfig(const std::string& extra) {
+    std::ofstream(dir_ + "/smsupd.yaml")
+        << "version: 1\nnode: test\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n"
+        << "  opensm:\n    binary: " << dir_ << "/fake-opensm\n"
+        << "state_dir: " << dir_ << "/state\ncontrol:\n  socket: " << dir_ << "/run/sock\n"
+        << "partitions:\n  - name: Default\n    pkey: 0x7fff\n    members:\n"
+        << "      - { ports: ALL, membership: full }\n"
+        << extra;
+  }
+
+  std::string dir_;
+  std::shared_ptr<FakeFabric> fabric_;
+  DaemonOptions options_;
+  FakeNotifier notifier_;
+};
+
+TEST_F(DaemonTest, ReadyReloadingAndStoppingInOrder) {
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  ASSERT_TRUE(notifier_.WaitFor("STATUS=MASTER, priority 15", 1));
+  ASSERT_TRUE(notifier_.WaitFor("WATCHDOG=1", 2));
+  ::kill(::getpid(), SIGHUP);
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 2));
+  ::kill(::getpid(), SIGTERM);
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(exit_code.get(), 0);
+
+  std::vector<std::string> seen;
+  for (const auto& m : notifier_.messages())
+    if (m.rfind("WATCHDOG", 0) != 0 && m.rfind("STATUS", 0) != 0) seen.push_back(m.substr(0, m.find('\n')));
+  std::vector<std::string> expected = {"READY=1", "RELOADING=1", "READY=1", "STOPPING=1"};
+  ASSERT_GE(seen.size(), expected.size());
+  EXPECT_EQ(std::vector<std::string>(seen.begin(), seen.begin() + 3),
+            std::vector<std::string>(expected.begin(), expected.begin() + 3));
+  EXPECT_EQ(seen.back(), "STOPPING=1");
+  EXPECT_FALSE(fs::exists(dir_ + "/state/opensm.pid")) << "OpenSM was not stopped";
+}
+
+TEST_F(DaemonTest, InvalidConfigNeverSaysReadyButSaysStopping) {
+  WriteConfig("no_such_key: 1\n");
+  Daemon daemon(options_, notifier_);
+  EXPECT_EQ(daemon.Run(), 1);
+  auto messages = notifier_.messages();
+  for (const auto& m : messages) EXPECT_EQ(m.find("READY=1"), std::string::npos) << m;
+  ASSERT_FALSE(messages.empty());
+  EXPECT_EQ(messages.back(), "STOPPING=1");
+  EXPECT_FALSE(fs::exists(dir_ + "/state/opensm.conf"));
+}
+
+TEST_F(DaemonTest, InvalidReloadChangesNothing) {
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  std::ifstream before_file(dir_ + "/state/opensm.conf");
+  std::string before((std::istreambuf_iterator<char>(before_file)), {});
+  WriteConfig("no_such_key: 1\n");
+  ::kill(::getpid(), SIGHUP);
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 2));
+  std::ifstream after_file(dir_ + "/state/opensm.conf");
+  std::string after((std::istreambuf_iterator<char>(after_file)), {});
+  EXPECT_EQ(before, after);
+  ::kill(::getpid(), SIGTERM);
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(exit_code.get(), 0);
+}
+
+}  // namespace
+}  // namespace smsupd
