@@ -25,7 +25,7 @@ int Daemon::Run() {
   Status started = StartUp();
   if (!started) {
     spdlog::critical("STARTUP_FAILED {}", started.message());
-    if (supervisor_) supervisor_->Stop([] {});  // only reached before OpenSM runs
+    if (server_) server_->Stop();
     if (worker_) worker_->Stop();
     return 1;
   }
@@ -48,6 +48,15 @@ Status Daemon::StartUp() {
     return Error{"invalid config " + options_.config_path};
   }
   config_ = std::move(*outcome.config);
+  // The socket first: binding refuses a live socket, so a second smsupd with
+  // the same config stops here, before it touches the files or OpenSM.
+  control::ControlServerOptions server_options;
+  server_options.socket_path = config_.control.socket;
+  server_options.group = config_.control.group;
+  server_options.daemon_version = std::string("smsupd ") + SMSUPD_VERSION;
+  server_ = std::make_unique<control::ControlServer>(io_, server_options, *this, events_);
+  Status bound = server_->Start();
+  if (!bound) return bound;
   auto port = ResolvePortGuid();
   if (!port) return port.error();
   port_guid_ = *port;
@@ -57,18 +66,10 @@ Status Daemon::StartUp() {
   OpenSmLaunchSpec spec{config_.sm.opensm.binary, StatePaths{config_.state_dir}.OpenSmConf(),
                         config_.state_dir, port_guid_};
   supervisor_ = std::make_unique<OpenSmSupervisor>(
-      io_, launcher_, processes_, clock_, spec, SupervisorTuning{},
+      io_, launcher_, processes_, clock_, spec, options_.opensm_tuning,
       [this](const OpenSmEvent& event) { OnSupervisorEvent(event); });
   Status opensm = supervisor_->Start();
   if (!opensm) return Error{"cannot start OpenSM: " + opensm.message()};
-
-  control::ControlServerOptions server_options;
-  server_options.socket_path = config_.control.socket;
-  server_options.group = config_.control.group;
-  server_options.daemon_version = std::string("smsupd ") + SMSUPD_VERSION;
-  server_ = std::make_unique<control::ControlServer>(io_, server_options, *this, events_);
-  Status bound = server_->Start();
-  if (!bound) return bound;
 
   observer_ = std::make_unique<SubnetObserver>(
       io_, *worker_, options_.poll_interval,
@@ -79,9 +80,15 @@ Status Daemon::StartUp() {
 }
 
 Result<Guid> Daemon::ResolvePortGuid() {
-  UmadFabricOptions fabric_options;
-  fabric_options.port_guid = config_.sm.port_guid;
-  worker_ = std::make_unique<MadWorker>(io_, std::make_shared<UmadFabric>(fabric_options));
+  std::shared_ptr<Fabric> fabric;
+  if (options_.make_fabric) {
+    fabric = options_.make_fabric(config_.sm.port_guid);
+  } else {
+    UmadFabricOptions fabric_options;
+    fabric_options.port_guid = config_.sm.port_guid;
+    fabric = std::make_shared<UmadFabric>(fabric_options);
+  }
+  worker_ = std::make_unique<MadWorker>(io_, std::move(fabric));
   std::optional<Result<Guid>> resolved;
   worker_->Submit([](Fabric& fabric) { return fabric.LocalPortGuid(); },
                   [&resolved](Result<Guid> guid) { resolved = std::move(guid); },

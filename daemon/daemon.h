@@ -3,15 +3,18 @@
 // (control::ControlServer, this class is its CommandHandler), polls the
 // subnet (SubnetObserver) and speaks to systemd (Notifier).
 //
-// Start-up order (READY=1 only when all of it worked): config -> port GUID ->
-// files rendered -> OpenSM started or adopted -> control socket bound ->
-// READY=1. SIGTERM/SIGINT: stop OpenSM cleanly, then exit. SIGHUP: Reload().
+// Start-up order (READY=1 only when all of it worked): config -> control
+// socket bound (a live socket is never taken over: one daemon per config) ->
+// port GUID -> files rendered -> OpenSM started or adopted -> READY=1.
+// Nothing after OpenSM's start can fail, so a failed start never leaves an
+// OpenSM behind. SIGTERM/SIGINT: stop OpenSM cleanly, then exit. SIGHUP: Reload().
 // Everything runs on one io_context thread, plus the MAD thread.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,6 +41,11 @@ struct DaemonOptions {
   // How long start-up may wait for the local port (a simulated port blocks
   // while no simulator listens).
   std::chrono::milliseconds port_deadline{15000};
+  // The fabric access for a port (sm.port_guid, or absent: the only one).
+  // Empty: UmadFabric. Tests substitute a fake.
+  std::function<std::shared_ptr<Fabric>(std::optional<Guid>)> make_fabric;
+  // Back-off and stop deadline of the OpenSM supervisor.
+  SupervisorTuning opensm_tuning;
 };
 
 class Daemon : public control::CommandHandler {
@@ -93,6 +101,7 @@ class Daemon : public control::CommandHandler {
   std::set<std::string> pending_restart_;  // startup-only changes not yet in effect
   std::string published_status_;
   bool opensm_has_exited_ = false;
+  bool first_poll_done_ = false;
   bool stopping_ = false;
   int exit_code_ = 0;
 };

@@ -23,6 +23,8 @@ nlohmann::json DiagnosticsJson(const config::ValidationOutcome& outcome) {
 }  // namespace
 
 void Daemon::Handle(const control::Request& request, const control::Caller& caller, Reply reply) {
+  if (!supervisor_ || !observer_)  // the socket is bound before OpenSM runs
+    return reply(MakeResponse(ResultCode::kError, "smsupd is starting; try again"));
   if (request.command == "status") {
     reply(MakeResponse(ResultCode::kSuccess, StatusLine(), control::ToJson(BuildStatus())));
   } else if (request.command == "reload") {

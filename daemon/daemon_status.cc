@@ -107,9 +107,13 @@ void Daemon::OnSupervisorEvent(const OpenSmEvent& event) {
 }
 
 void Daemon::OnSubnetPoll(const SubnetObservation& seen, const std::vector<ObservedChange>& changes) {
+  // After adopting a running OpenSM the first poll is only a baseline:
+  // nothing changed on the fabric.
+  bool baseline = !first_poll_done_ && supervisor_->Snapshot().adopted;
+  first_poll_done_ = true;
   for (const auto& change : changes) {
-    spdlog::info("{} {}", change.log_id, change.text);
-    AddEvent(change.kind, change.details);
+    spdlog::info("{} {}{}", change.log_id, change.text, baseline ? " (first look after adoption)" : "");
+    if (!baseline) AddEvent(change.kind, change.details);
   }
   if (health_.Has("OPENSM_CRASH_LOOP") && !supervisor_->Snapshot().crash_loop)
     health_.Clear("OPENSM_CRASH_LOOP");

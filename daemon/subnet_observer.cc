@@ -1,5 +1,7 @@
 #include "daemon/subnet_observer.h"
 
+#include <algorithm>
+
 namespace smsupd {
 namespace {
 
@@ -34,6 +36,14 @@ SubnetObservation ObserveSubnet(Fabric& fabric) {
       seen.master = SmRecord{port->sm_lid, *sm};
     }
     if (auto records = fabric.GetSmInfoRecords()) seen.sms = *records;
+  }
+  // The SA lists the SMs the master has heard of; the local SM's own answer
+  // is first-hand, so it is always in the list.
+  if (seen.local_sm) {
+    bool listed = std::any_of(seen.sms.begin(), seen.sms.end(), [&](const SmRecord& r) {
+      return r.info.guid == seen.local_sm->guid;
+    });
+    if (!listed) seen.sms.push_back({port->lid, *seen.local_sm});
   }
   return seen;
 }
