@@ -10,6 +10,9 @@
 //   MadWorker (mad_worker.h), which adds a watchdog deadline on top, because
 //   a simulated umad device may never time a dropped MAD out.
 // - calls are not thread-safe: one thread (the MAD thread) makes them all.
+// - LID 0 in a query means the local port, reached by directed route: it
+//   works before the SM has given the port a LID (e.g. GetSmInfo(0) is the
+//   local OpenSM's own SMInfo). SendHandover refuses LID 0.
 #pragma once
 
 #include <cstdint>
@@ -131,7 +134,8 @@ class Fabric {
   // RULE (FABRIC.md): never send an SMInfo Set with GUID 0. A standby told
   // GUID 0 polls GUID 0 for ever and never takes over. `local.guid` must be
   // the real port GUID of an SM; CheckSmInfoPayload() refuses 0, and every
-  // implementation returns that error without sending anything.
+  // implementation returns that error without sending anything. A target
+  // LID of 0 (ourselves) is refused the same way.
   virtual Status SendHandover(uint16_t target_lid, const SmInfo& local) = 0;
 };
 

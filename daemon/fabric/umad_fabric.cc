@@ -179,6 +179,7 @@ Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
 
 Status UmadFabric::SendHandover(uint16_t target_lid, const SmInfo& local) {
   if (Status payload_ok = CheckSmInfoPayload(local); !payload_ok) return payload_ok;
+  if (target_lid == 0) return Error{"refusing to send a HANDOVER to LID 0 (the local port)"};
   SmInfo payload = local;
   payload.state = SmState::kMaster;  // OpenSM accepts HANDOVER only from a MASTER
   uint8_t data[kSmpDataSize];

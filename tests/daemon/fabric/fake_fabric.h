@@ -11,7 +11,8 @@
 // - RemoveNode(lid): nothing answers at that LID;
 // - SendHandover to a STANDBY makes it MASTER (OpenSM does so at once);
 //   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
-// - GetSmInfoRecords lists every live SM, if some SM is MASTER.
+// - GetSmInfoRecords lists every live SM, if some SM is MASTER;
+// - LID 0 in a query is the local port (SetLocalPort's lid).
 #pragma once
 
 #include <chrono>
@@ -133,6 +134,7 @@ class FakeFabric : public Fabric {
   }
   Result<SmInfo> GetSmInfo(uint16_t lid) override {
     std::unique_lock lock = Enter();
+    lid = Resolve(lid);
     auto it = nodes_.find(lid);
     if (Dropped() || it == nodes_.end() || !it->second.has_sm) return Timeout("SMInfo", lid);
     it->second.sm.act_count += 1;
@@ -140,12 +142,14 @@ class FakeFabric : public Fabric {
   }
   Result<PortInfo> GetPortInfo(uint16_t lid, int /*port*/) override {
     std::unique_lock lock = Enter();
+    lid = Resolve(lid);
     auto it = nodes_.find(lid);
     if (Dropped() || it == nodes_.end()) return Timeout("PortInfo", lid);
     return it->second.port;
   }
   Result<NodeInfo> GetNodeInfo(uint16_t lid) override {
     std::unique_lock lock = Enter();
+    lid = Resolve(lid);
     auto it = nodes_.find(lid);
     if (Dropped() || it == nodes_.end()) return Timeout("NodeInfo", lid);
     NodeInfo info;
@@ -170,6 +174,7 @@ class FakeFabric : public Fabric {
   }
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override {
     std::unique_lock lock = Enter();
+    lid = Resolve(lid);
     auto it = nodes_.find(lid);
     if (Dropped() || it == nodes_.end()) return Timeout("P_Key table", lid);
     auto table = it->second.pkeys.find(port);
@@ -179,6 +184,7 @@ class FakeFabric : public Fabric {
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override {
     std::unique_lock lock = Enter();
     if (Status payload = CheckSmInfoPayload(local); !payload) return payload;
+    if (target_lid == 0) return Error{"refusing to send a HANDOVER to LID 0 (the local port)"};
     auto it = nodes_.find(target_lid);
     if (Dropped() || it == nodes_.end() || !it->second.has_sm) {
       return Timeout("SMInfo HANDOVER", target_lid);
@@ -206,6 +212,7 @@ class FakeFabric : public Fabric {
     if (delay_hook_ && delay_.count() > 0) delay_hook_(delay_);
     return lock;
   }
+  uint16_t Resolve(uint16_t lid) const { return lid == 0 ? local_.lid : lid; }
   bool Dropped() {
     if (drop_next_ <= 0) return false;
     --drop_next_;

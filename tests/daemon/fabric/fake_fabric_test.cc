@@ -42,6 +42,15 @@ TEST_F(FakeFabricTest, HandoverWithGuidZeroIsRefusedAndNotSent) {
   EXPECT_EQ(fabric_.GetSmInfo(2)->state, SmState::kStandby);
 }
 
+TEST_F(FakeFabricTest, LidZeroIsTheLocalPort) {
+  LocalPort local;
+  local.lid = 2;
+  local.port_state = kPortStateActive;
+  fabric_.SetLocalPort(local);
+  EXPECT_EQ(fabric_.GetSmInfo(0)->guid, 0x20u);
+  EXPECT_FALSE(fabric_.SendHandover(0, SmInfo{0x10, 0, 0, 15, SmState::kMaster}).ok());
+}
+
 TEST_F(FakeFabricTest, RecordsListLiveSmsWhileAMasterExists) {
   auto records = fabric_.GetSmInfoRecords();
   ASSERT_TRUE(records.ok());
