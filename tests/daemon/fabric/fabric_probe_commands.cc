@@ -86,69 +86,95 @@ Result<Json> TimeSmInfo(Fabric& fabric, uint16_t lid, int count) {
               {"max_us", micros.back()}};
 }
 
-Result<ProbeCommand> Parse(const std::vector<std::string>& p) {
+Result<Json> LocalJson(Fabric& f) {
+  Result<PortInfo> info = f.LocalPortInfo();
+  if (!info) return info.error();
+  return Json{{"portinfo", ToJson(*info)}};
+}
+
+Result<Json> ActivePortsJson(Fabric& f) {
+  auto ports = f.ActivePorts();
+  if (!ports) return ports.error();
+  Json list = Json::array();
+  for (const LocalPort& port : *ports) list.push_back(ToJson(port));
+  return Json{{"ports", list}};
+}
+
+Result<Json> SmRecordsJson(Fabric& f) {
+  auto records = f.GetSmInfoRecords();
+  if (!records) return records.error();
+  Json list = Json::array();
+  for (const SmRecord& r : *records) list.push_back({{"lid", r.lid}, {"sminfo", ToJson(r.info)}});
+  return Json{{"records", list}};
+}
+
+Result<Json> PKeysJson(Fabric& f, uint16_t lid, int port) {
+  auto table = f.GetPKeyTable(lid, port);
+  if (!table) return table.error();
+  return Json{{"pkeys", *table}};
+}
+
+Result<Json> HandoverJson(Fabric& f, uint16_t lid, const SmInfo& local) {
+  Status sent = f.SendHandover(lid, local);
+  if (!sent) return Error{sent.message()};
+  return Json::object();
+}
+
+using Args = std::vector<std::string>;
+int Num(const Args& p, size_t i) { return std::stoi(p.at(i), nullptr, 0); }
+uint16_t Lid(const Args& p, size_t i) { return static_cast<uint16_t>(Num(p, i)); }
+
+// One query, one answer. False if `p` is not one of them.
+bool ParseQuery(const Args& p, ProbeCommand& c) {
   const std::string& name = p[0];
-  auto num = [&](size_t i) { return std::stoi(p.at(i), nullptr, 0); };
-  auto lid = [&](size_t i) { return static_cast<uint16_t>(num(i)); };
-  ProbeCommand c;
   if (name == "local" && p.size() == 1) {
-    c.run = [](Fabric& f) -> Result<Json> {
-      Result<PortInfo> info = f.LocalPortInfo();
-      if (!info) return info.error();
-      return Json{{"portinfo", ToJson(*info)}};
-    };
+    c.run = LocalJson;
   } else if (name == "active-ports" && p.size() == 1) {
-    c.run = [](Fabric& f) -> Result<Json> {
-      auto ports = f.ActivePorts();
-      if (!ports) return ports.error();
-      Json list = Json::array();
-      for (const LocalPort& port : *ports) list.push_back(ToJson(port));
-      return Json{{"ports", list}};
-    };
-  } else if (name == "sminfo" && p.size() == 2) {
-    c.run = [l = lid(1)](Fabric& f) { return Wrap(f.GetSmInfo(l), "sminfo"); };
-  } else if (name == "portinfo" && p.size() == 3) {
-    c.run = [l = lid(1), n = num(2)](Fabric& f) { return Wrap(f.GetPortInfo(l, n), "portinfo"); };
-  } else if (name == "nodeinfo" && p.size() == 2) {
-    c.run = [l = lid(1)](Fabric& f) { return Wrap(f.GetNodeInfo(l), "nodeinfo"); };
+    c.run = ActivePortsJson;
   } else if (name == "smrecords" && p.size() == 1) {
-    c.run = [](Fabric& f) -> Result<Json> {
-      auto records = f.GetSmInfoRecords();
-      if (!records) return records.error();
-      Json list = Json::array();
-      for (const SmRecord& r : *records) list.push_back({{"lid", r.lid}, {"sminfo", ToJson(r.info)}});
-      return Json{{"records", list}};
-    };
+    c.run = SmRecordsJson;
+  } else if (name == "sminfo" && p.size() == 2) {
+    c.run = [l = Lid(p, 1)](Fabric& f) { return Wrap(f.GetSmInfo(l), "sminfo"); };
+  } else if (name == "nodeinfo" && p.size() == 2) {
+    c.run = [l = Lid(p, 1)](Fabric& f) { return Wrap(f.GetNodeInfo(l), "nodeinfo"); };
+  } else if (name == "portinfo" && p.size() == 3) {
+    c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return Wrap(f.GetPortInfo(l, n), "portinfo"); };
   } else if (name == "pkeys" && p.size() == 3) {
-    c.run = [l = lid(1), n = num(2)](Fabric& f) -> Result<Json> {
-      auto table = f.GetPKeyTable(l, n);
-      if (!table) return table.error();
-      return Json{{"pkeys", *table}};
-    };
-  } else if (name == "handover" && p.size() == 4) {
-    std::optional<Guid> guid = ParseGuid(p[2]);
-    if (!guid) return Error{"bad GUID in " + p[2]};
-    SmInfo local{*guid, 0, 0, num(3), SmState::kMaster};
-    c.run = [l = lid(1), local](Fabric& f) -> Result<Json> {
-      Status sent = f.SendHandover(l, local);
-      if (!sent) return Error{sent.message()};
-      return Json::object();
-    };
+    c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return PKeysJson(f, l, n); };
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Commands that act or wait. False if `p` is not one of them.
+bool ParseAction(const Args& p, ProbeCommand& c) {
+  const std::string& name = p[0];
+  if (name == "handover" && p.size() == 4) {
+    // A GUID that does not parse becomes 0, which SendHandover must refuse.
+    SmInfo local{ParseGuid(p[2]).value_or(0), 0, 0, Num(p, 3), SmState::kMaster};
+    c.run = [l = Lid(p, 1), local](Fabric& f) { return HandoverJson(f, l, local); };
   } else if (name == "wait-master" && p.size() == 3) {
-    auto limit = std::chrono::milliseconds(num(2));
-    c.run = [l = lid(1), limit](Fabric& f) { return WaitMaster(f, l, limit); };
+    auto limit = std::chrono::milliseconds(Num(p, 2));
+    c.run = [l = Lid(p, 1), limit](Fabric& f) { return WaitMaster(f, l, limit); };
     c.min_deadline = limit + std::chrono::seconds(1);
   } else if (name == "wait-smlid" && p.size() == 3) {
-    auto limit = std::chrono::milliseconds(num(2));
-    c.run = [l = lid(1), limit](Fabric& f) { return WaitSmLid(f, l, limit); };
+    auto limit = std::chrono::milliseconds(Num(p, 2));
+    c.run = [l = Lid(p, 1), limit](Fabric& f) { return WaitSmLid(f, l, limit); };
     c.min_deadline = limit + std::chrono::seconds(1);
   } else if (name == "time-sminfo" && p.size() == 3) {
-    c.run = [l = lid(1), n = num(2)](Fabric& f) { return TimeSmInfo(f, l, n); };
-    c.min_deadline = std::chrono::milliseconds(num(2) * 1000);
+    c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return TimeSmInfo(f, l, n); };
+    c.min_deadline = std::chrono::milliseconds(Num(p, 2) * 1000);
   } else {
-    return Error{"unknown command or wrong arguments"};
+    return false;
   }
-  return c;
+  return true;
+}
+
+Result<ProbeCommand> Parse(const Args& p) {
+  ProbeCommand c;
+  if (ParseQuery(p, c) || ParseAction(p, c)) return c;
+  return Error{"unknown command or wrong arguments"};
 }
 
 }  // namespace
