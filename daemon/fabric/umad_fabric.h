@@ -24,8 +24,8 @@ struct UmadFabricOptions {
   std::optional<Guid> port_guid;
   // Per-MAD timeout and attempts. The defaults answer within ~300 ms: a
   // healthy SM or HCA answers a MAD in well under a millisecond on an idle
-  // fabric, and the master's liveness is polled every 100-250 ms. An SA table
-  // request gets sa_timeout instead: the SA may be busy in a heavy sweep.
+  // fabric, and the master's liveness is polled every 100-250 ms. SA table
+  // requests use `sa` instead: the SA may be busy in a heavy sweep.
   MadTimeouts smp{std::chrono::milliseconds(150), 2};
   MadTimeouts sa{std::chrono::milliseconds(500), 2};
 };
