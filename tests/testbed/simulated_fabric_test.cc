@@ -103,7 +103,9 @@ TEST_F(SimulatedFabricTest, TeardownLeavesNoProcessBehind) {
   ASSERT_TRUE(fabric().RunOnNode("H2_1", {"sleep", "300"}, "sleeper").ok());
   const std::string name = fabric().socket_name();
   const std::string dir = fabric().dir();
-  EXPECT_GE(FindProcessesMentioning(name).size(), 3u);  // ibsim, probe, sleeper
+  // ibsim, probe, sleeper (a child shows the name once it has exec'd)
+  ASSERT_TRUE(WaitFor("three processes of " + name, [&] { return FindProcessesMentioning(name).size() >= 3; },
+                      milliseconds(5000)).ok());
   fabric_.reset();
   EXPECT_TRUE(FindProcessesMentioning(name).empty());
   EXPECT_FALSE(std::filesystem::exists(dir));
@@ -134,12 +136,16 @@ TEST(SimulatedFabricOrphanTest, ChildrenDieWithTheProcessThatStartedThem) {
     if (std::count(text.begin(), text.end(), '\n') == 2) break;
   }
   close(report[0]);
-  ASSERT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << "the owner failed to start a fabric";
-  const std::string name = text.substr(0, text.find('\n'));
-  const std::string dir = text.substr(text.find('\n') + 1, text.rfind('\n') - text.find('\n') - 1);
-  EXPECT_GE(FindProcessesMentioning(name).size(), 2u);
-  kill(owner, SIGKILL);
+  const bool reported = std::count(text.begin(), text.end(), '\n') == 2;
+  const std::string name = reported ? text.substr(0, text.find('\n')) : "";
+  const std::string dir = reported ? text.substr(text.find('\n') + 1, text.rfind('\n') - text.find('\n') - 1) : "";
+  const bool running =
+      reported && WaitFor("ibsim and the sleeper", [&] { return FindProcessesMentioning(name).size() >= 2; },
+                          milliseconds(5000)).ok();
+  kill(owner, SIGKILL);  // the "test binary" dies, whatever happened above
   waitpid(owner, nullptr, 0);
+  ASSERT_TRUE(reported) << "the owner failed to start a fabric";
+  EXPECT_TRUE(running);
   Status gone = WaitFor("no process of " + name, [&] { return FindProcessesMentioning(name).empty(); },
                         milliseconds(5000));
   EXPECT_TRUE(gone.ok()) << gone.message();
