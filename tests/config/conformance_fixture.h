@@ -5,6 +5,7 @@
 // read over directed routes, with ExpectedPKeyEntries().
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -33,9 +34,15 @@ class ConformanceTest : public testbed::FabricTest {
   void Apply(const std::string& body);
 
   // Waits until OpenSM has finished a heavy sweep since Apply() and every
-  // end port's P_Key table is what ExpectedPKeyEntries() says for config_ (a port whose table is smaller than that is checked to
-  // hold the first entries only: OpenSM fills it to capacity).
-  void ExpectTablesMatch();
+  // end port's P_Key table is what ExpectedPKeyEntries() says for config_
+  // (a table the config fills to capacity or beyond is only checked to hold
+  // expected entries).
+  // With `allow_extra_sweep`, a mismatch that remains after OpenSM's sweep
+  // gets one more heavy sweep (SIGHUP) before it fails, counted in
+  // extra_sweeps(): OpenSM 3.3.23 sometimes leaves a port that changes from
+  // limited to `both` with the full P_Key only (LimitedToBothAcrossARestart).
+  void ExpectTablesMatch(bool allow_extra_sweep = false);
+  int extra_sweeps() const { return extra_sweeps_; }
 
   // Partition-file complaints in OpenSM's log ("" when none).
   std::string PartitionErrorsInLog() const;
@@ -56,6 +63,7 @@ class ConformanceTest : public testbed::FabricTest {
   // SIGHUP (a heavy sweep that re-reads partitions.conf); resets the count.
   void SighupOpenSm();
   std::string CompareOnce();
+  Status WaitForTables(std::chrono::milliseconds deadline);
   // "SUBNET UP" lines in OpenSM's log: one per completed heavy sweep.
   int SubnetUpCount() const;
 
@@ -67,7 +75,8 @@ class ConformanceTest : public testbed::FabricTest {
   Config config_;
   bool have_config_ = false;
   int opensm_starts_ = 0;
-  int subnet_up_before_ = 0;  // SubnetUpCount() when the config was applied
+  int subnet_up_before_ = 0;
+  int extra_sweeps_ = 0;  // SubnetUpCount() when the config was applied
 };
 
 }  // namespace smsupd::config::testing
