@@ -71,6 +71,8 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
     ReadPartitions(*partitions, state);
   else
     ReadPartitions(YAML::Node(), state);
+  if (!state.sink.has_errors() && root.Get("partitions") != nullptr)
+    CheckDefaultPartitionKeepsSmFull(*root.Get("partitions"), state);
   if (!state.sink.has_errors()) CheckPKeysPerPort(root.Get("limits") ? *root.Get("limits") : document, state);
 }
 

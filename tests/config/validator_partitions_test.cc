@@ -148,5 +148,22 @@ TEST(ValidatorPartitions, PKeysPerPortCountsAllForPortsNamedNowhere) {
             std::string::npos);
 }
 
+TEST(ValidatorPartitions, WarnsWhenTheSmPortEndsUpLimitedInDefault) {
+  auto default_with = [](const std::string& members) {
+    return Validate(BaseYaml("  port_guid: 0x0002c90300000001\n",
+                             "  - name: Default\n    pkey: 0x7fff\n    members:\n" + members));
+  };
+  ValidationOutcome limited = default_with("      - { ports: ALL, membership: limited }\n");
+  ASSERT_TRUE(limited.ok());
+  ASSERT_NE(FindDiagnostic(limited, "partitions[0]"), nullptr);
+  EXPECT_EQ(FindDiagnostic(limited, "partitions[0]")->severity, Severity::kWarning);
+  EXPECT_EQ(default_with("      - { ports: ALL, membership: limited }\n"
+                         "      - { ports: SELF, membership: full }\n").WarningCount(), 0);
+  EXPECT_EQ(default_with("      - { ports: ALL, membership: limited }\n"
+                         "      - { host: h1, membership: full }\n").WarningCount(), 0);
+  EXPECT_EQ(default_with("      - { host: h2, membership: full }\n").WarningCount(), 0);  // base: full
+  EXPECT_EQ(default_with("      - { group: g, membership: limited }\n").WarningCount(), 1);
+}
+
 }  // namespace
 }  // namespace smsupd::config
