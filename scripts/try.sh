@@ -7,8 +7,8 @@
 #   scripts/try.sh          show it, then stop everything
 #   scripts/try.sh --keep   leave the fabric running and say how to stop it
 #
-# The SM pair is started by start_managers(): today plain OpenSM, later two
-# smsupd instances (which run OpenSM themselves).
+# The SM pair is two smsupd instances (role master, role standby), each
+# running its own OpenSM; start_managers() starts them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +20,7 @@ case "${1:-}" in
 esac
 
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-BUILD=build/try
+BUILD=${TRY_BUILD:-build/try}
 FABRIC=4x4x2
 pids=()
 
@@ -44,6 +44,9 @@ stop_all() {
   done
   kill -KILL "${pids[@]}" 2>/dev/null || true
   wait "${pids[@]}" 2>/dev/null || true
+  # smsupd stops its OpenSM on SIGTERM; anything that still mentions the
+  # fabric's directory (an OpenSM whose smsupd died) goes too.
+  pkill -KILL -f "$dir/" 2>/dev/null || true
   rm -rf "$dir"
 }
 
@@ -81,7 +84,7 @@ build() {
   say "installing packages (if missing) and building into $BUILD"
   scripts/install-deps.sh
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$BUILD" -j"$(nproc)" --target smsupd-topogen >/dev/null
+  cmake --build "$BUILD" -j"$(nproc)" --target smsupd smctl smsupd-topogen >/dev/null
 }
 
 start_fabric() {
@@ -101,47 +104,71 @@ start_fabric() {
   wait_for 15 "ibsim to listen" grep -q "@$sock:out9" /proc/net/unix
 }
 
-# start_manager NODE PRIORITY: one subnet manager on NODE.
-start_manager() {
-  local node=$1 priority=$2 guid
-  guid=$("$BUILD"/tests/testbed/smsupd-topogen --fat-tree "$FABRIC" -o "$dir/net.check" --list |
-    awk -v n="$node" '$1 == "node" && $2 == n { print $5 }')
-  mkdir -p "$dir/sm-$node"
-  printf 'guid %s\nsm_priority %s\nlog_file %s\npartition_config_file %s\nsminfo_polling_timeout 1000\npolling_retry_number 2\n' \
-    "$guid" "$priority" "$dir/sm-$node/opensm.log" "$dir/sm-$node/partitions.conf" >"$dir/sm-$node/opensm.conf"
-  spawn_on_node "$node" "sm-$node" "$dir/sm-$node/output.log" opensm -F "$dir/sm-$node/opensm.conf"
+# guid_of NODE: the port GUID of NODE's port 1, from the generated model.
+guid_of() {
+  "$BUILD"/tests/testbed/smsupd-topogen --fat-tree "$FABRIC" -o "$dir/net.check" --list |
+    awk -v n="$1" '$1 == "node" && $2 == n { print $5 }'
 }
 
+# start_manager NODE ROLE: one smsupd on NODE, which renders the OpenSM files
+# from its YAML and runs OpenSM itself.
+start_manager() {
+  local node=$1 role=$2 home="$dir/sm-$1"
+  mkdir -p "$home"
+  cat >"$home/smsupd.yaml" <<YAML
+version: 1
+node: $node
+sm:
+  port_guid: $(guid_of "$node")
+  role: $role
+  opensm:
+    log_file: $home/opensm.log
+state_dir: $home/state
+control:
+  socket: $home/smsupd.sock
+hosts:
+  $master_node: $(guid_of "$master_node")
+  $standby_node: $(guid_of "$standby_node")
+partitions:
+  - name: Default
+    pkey: 0x7fff
+    ipoib: true
+    members:
+      - { ports: ALL, membership: full }
+YAML
+  spawn_on_node "$node" "sm-$node" "$home/smsupd.log" "$PWD/$BUILD/daemon/smsupd" --config "$home/smsupd.yaml"
+}
+
+smctl() { "$BUILD"/smctl/smctl "$@"; }
+is_state() { smctl --socket "$dir/sm-$1/smsupd.sock" --json status | grep -q "\"state\": *\"$2\""; }
 master_seen_from_far_node() { on_node "$far_node" far timeout 5 sminfo | grep -q SMINFO_MASTER; }
-lid_of() { on_node "$1" "lid-$1" timeout 5 ibaddr | sed -n 's/.*LID start \(0x[0-9a-f]*\).*/\1/p'; }
-standby_is_standby() { on_node "$far_node" far timeout 5 sminfo "$(lid_of "$standby_node")" | grep -q SMINFO_STANDBY; }
 
 start_managers() {
-  say "starting the master SM (priority 15) on $master_node"
-  start_manager "$master_node" 15
+  say "starting smsupd (role master, priority 15) on $master_node"
+  start_manager "$master_node" master
+  wait_for 60 "smsupd on $master_node to report MASTER" is_state "$master_node" MASTER
   wait_for 60 "a master SM seen from $far_node" master_seen_from_far_node
   # The standby starts once the master is up: two SMs started at the same
   # instant can both become master.
-  say "starting the standby SM (priority 5) on $standby_node"
-  start_manager "$standby_node" 5
-  wait_for 60 "the standby to be STANDBY" standby_is_standby
+  say "starting smsupd (role standby, priority 5) on $standby_node"
+  start_manager "$standby_node" standby
+  wait_for 60 "smsupd on $standby_node to report STANDBY" is_state "$standby_node" STANDBY
 }
 
 show() {
+  for node in "$master_node" "$standby_node"; do
+    say "smctl --socket $dir/sm-$node/smsupd.sock status   (smsupd on $node)"
+    smctl --socket "$dir/sm-$node/smsupd.sock" status
+  done
   say "sminfo, run on the far node $far_node (asks the SM its port points at):"
   on_node "$far_node" far timeout 5 sminfo
-  say "the state of each subnet manager (SMInfo of its LID, from $far_node):"
-  for node in "$master_node" "$standby_node"; do
-    printf '%-6s ' "$node"
-    on_node "$far_node" far timeout 5 sminfo "$(lid_of "$node")"
-  done
   cat <<TEXT
 
-What you see: $master_node runs the priority-15 SM and is MASTER (state 3);
-$standby_node runs the priority-5 SM and is STANDBY (state 2), polling the
-master every second. Every HCA port holds the master's LID as its SM LID
-(sminfo on $far_node asked exactly that SM).
-Logs: $dir/sm-*/opensm.log, ibsim: $dir/ibsim.log
+What you see: two smsupd instances, each running its own OpenSM. $master_node
+(role master) holds priority 15 and is MASTER; $standby_node (role standby)
+holds priority 5 and is STANDBY. Every HCA port holds the master's LID as its
+SM LID (sminfo on $far_node asked exactly that SM).
+Logs: $dir/sm-*/smsupd.log, $dir/sm-*/opensm.log, ibsim: $dir/ibsim.log
 TEXT
 }
 
@@ -155,10 +182,13 @@ if $keep; then
   printf '%s\n' "${pids[@]}" >"$dir/pids"
   cat <<TEXT
 
-Left running (--keep). Try a query on any node, e.g.
+Left running (--keep). Try:
+  $BUILD/smctl/smctl --socket $dir/sm-$master_node/smsupd.sock events --follow
+  $BUILD/smctl/smctl --socket $dir/sm-$master_node/smsupd.sock status --json
+  kill -9 \$(pgrep -f "opensm -F $dir/sm-$master_node")   # smsupd restarts it
   cd $dir && LD_PRELOAD=$UMAD2SIM SIM_HOST=$far_node IBSIM_SOCKNAME=$sock sminfo
 Stop everything with:
-  kill -KILL \$(cat $dir/pids) && rm -rf $dir
+  kill \$(cat $dir/pids); sleep 5; pkill -KILL -f $dir/; rm -rf $dir
 TEXT
 else
   say "stopping the fabric and both SMs (use --keep to leave them running)"
