@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/atomic_file.h"
 #include "config/renderer.h"
 #include "config/validator.h"
 
@@ -68,10 +67,8 @@ int RunRenderCommand(const std::string& file, const std::string& out_dir, std::o
     err << out_dir << ": not a directory\n";
     return kExitInvalid;
   }
-  Status written = WriteFileAtomically(out_dir + "/partitions.conf", files.partitions_conf, 0644);
-  if (written.ok())
-    written = WriteFileAtomically(out_dir + "/opensm.conf", files.opensm_conf,
-                                  files.holds_secret ? 0600 : 0644);
+  Status written =
+      WriteRenderedFiles(files, out_dir + "/partitions.conf", out_dir + "/opensm.conf");
   if (!written.ok()) {
     err << written.message() << "\n";
     return kExitInvalid;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/atomic_file.h"
 #include "config/opensm_options.h"
 #include "config/partitions_renderer.h"
 #include "config/sha256.h"
@@ -95,6 +96,14 @@ RenderedFiles Render(const Config& config, const RenderInputs& inputs) {
   files.partitions_conf = RenderPartitionsConf(config, SmPort(config, inputs), files.config_hash);
   files.holds_secret = config.sm.sm_key.has_value();
   return files;
+}
+
+Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partitions_path,
+                          const std::string& opensm_conf_path) {
+  Status written = WriteFileAtomically(partitions_path, files.partitions_conf, 0644);
+  if (!written.ok()) return written;
+  return WriteFileAtomically(opensm_conf_path, files.opensm_conf,
+                             files.holds_secret ? 0600 : 0644);
 }
 
 }  // namespace smsupd::config

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/guid.h"
+#include "common/result.h"
 #include "config/config.h"
 
 namespace smsupd::config {
@@ -28,6 +29,13 @@ struct RenderedFiles {
 };
 
 RenderedFiles Render(const Config& config, const RenderInputs& inputs);
+
+// Installs both rendered files atomically: partitions.conf first, so the
+// opensm.conf that names it never points at a file that is not there yet (a
+// missing file means "every port full in 0x7fff"); opensm.conf with mode 0600
+// when it holds the SM_Key. The error names the file that failed.
+Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partitions_path,
+                          const std::string& opensm_conf_path);
 
 // Hex SHA-256 of `text` (64 lower-case hex digits).
 std::string ConfigHash(const std::string& text);

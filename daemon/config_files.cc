@@ -19,12 +19,7 @@ Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_
   inputs.port_guid = port_guid;
   inputs.partitions_path = paths.PartitionsConf();
   config::RenderedFiles files = config::Render(config, inputs);
-  // partitions.conf first: the opensm.conf that names it must never point at
-  // a file that is not there yet (a missing file means "every port full in 0x7fff").
-  Status written = WriteFileAtomically(paths.PartitionsConf(), files.partitions_conf, 0644);
-  if (written)
-    written = WriteFileAtomically(paths.OpenSmConf(), files.opensm_conf,
-                                  files.holds_secret ? 0600 : 0644);
+  Status written = config::WriteRenderedFiles(files, paths.PartitionsConf(), paths.OpenSmConf());
   if (!written) return Error{written.message()};
   return files.config_hash;
 }
