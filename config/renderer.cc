@@ -37,7 +37,7 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
                                                              const RenderInputs& inputs) {
   std::vector<std::pair<std::string, std::string>> values;
   if (std::optional<Guid> port = SmPort(config, inputs)) values.emplace_back("guid", FormatGuid(*port));
-  values.emplace_back("sm_priority", std::to_string(config.sm.priority));
+  values.emplace_back("sm_priority", std::to_string(inputs.sm_priority.value_or(config.sm.priority)));
   if (config.sm.sm_key) values.emplace_back("sm_key", FormatGuid(*config.sm.sm_key));
   values.emplace_back("partition_config_file", PartitionsPath(config, inputs));
   values.emplace_back("allow_both_pkeys", UsesBothMembership(config) ? "TRUE" : "FALSE");

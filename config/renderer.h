@@ -18,6 +18,9 @@ struct RenderInputs {
   std::optional<Guid> port_guid;
   std::string partitions_path;   // default: <state_dir>/partitions.conf
   std::string opensm_log_file;   // default: sm.opensm.log_file, else <state_dir>/opensm.log
+  // The failover policy's current sm_priority (docs/failover.md: the acting
+  // master holds 15, a yielding master 0, ...). Default: sm.priority.
+  std::optional<int> sm_priority;
 };
 
 struct RenderedFiles {

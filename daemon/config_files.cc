@@ -11,13 +11,15 @@
 
 namespace smsupd {
 
-Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid) {
+Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid,
+                                        std::optional<int> sm_priority) {
   StatePaths paths{config.state_dir};
   if (::mkdir(paths.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
     return Error{"cannot create " + paths.state_dir + ": " + std::strerror(errno)};
   config::RenderInputs inputs;
   inputs.port_guid = port_guid;
   inputs.partitions_path = paths.PartitionsConf();
+  inputs.sm_priority = sm_priority;
   config::RenderedFiles files = config::Render(config, inputs);
   Status written = config::WriteRenderedFiles(files, paths.PartitionsConf(), paths.OpenSmConf());
   if (!written) return Error{written.message()};

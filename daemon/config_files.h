@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/guid.h"
@@ -32,8 +33,10 @@ struct StatePaths {
 };
 
 // Renders `config` for `port_guid` and writes both files. Returns the hash
-// of the YAML that was rendered.
-Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid);
+// of the YAML that was rendered. `sm_priority` is the failover policy's
+// current priority (Daemon::CommandedPriority()); nullopt: sm.priority.
+Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid,
+                                        std::optional<int> sm_priority = std::nullopt);
 
 // The last generation recorded in state_dir ({0, ""} if none).
 ConfigGeneration ReadGeneration(const StatePaths& paths);
