@@ -18,6 +18,11 @@ inline constexpr int kSchemaVersion = 1;
 inline constexpr int kDefaultMasterPriority = 15;
 inline constexpr int kDefaultStandbyPriority = 5;
 inline constexpr std::uint16_t kDefaultPKey = 0x7fff;
+// Priorities the failover policy uses itself (docs/failover.md), refused in
+// sm.priority: a master yielding mastership drops to 0, a standby claiming
+// it back announces 14.
+inline constexpr int kYieldingPriority = 0;
+inline constexpr int kClaimPriority = 14;
 
 enum class Role { kMaster, kStandby };
 
@@ -65,6 +70,16 @@ struct OpenSmSettings {
   std::map<std::string, std::string> options;
 };
 
+// sm.failover: the failover policy's timing (docs/failover.md). None of
+// these is an OpenSM option; smsupd polls and decides itself.
+struct FailoverSettings {
+  int poll_interval_ms = 150;        // master liveness SMInfo poll, 50..1000
+  int miss_threshold = 3;            // missed polls before the master counts as gone, 1..20
+  int inventory_interval_ms = 2000;  // SA SMInfoRecords + direct SMInfo of known SMs, 500..60000
+  int hold_time_s = 60;              // a returning master's healthy time before preempting, 0..3600
+  int handover_timeout_ms = 5000;    // a handover not seen on the fabric by then failed, 1000..60000
+};
+
 struct SmSettings {
   std::optional<Guid> port_guid;
   Role role = Role::kMaster;
@@ -73,6 +88,7 @@ struct SmSettings {
   std::string sm_key_file;
   std::optional<std::uint64_t> sm_key;  // read from sm_key_file
   OpenSmSettings opensm;
+  FailoverSettings failover;
 };
 
 struct ControlSettings {
@@ -84,6 +100,17 @@ struct Limits {
   int pkeys_per_port = 128;
 };
 
+// generations: how many applied configs state_dir/generations keeps.
+struct GenerationSettings {
+  int keep = 20;  // 2..1000; the current generation is never pruned
+};
+
+// verify: the P_Key check on the fabric after each apply.
+struct VerifySettings {
+  int sample_ports = 32;  // ALL-member ports read besides the ones the config names, 0..100000
+  int timeout_s = 20;     // default wait for the heavy sweep + verification, 1..600
+};
+
 struct Config {
   int version = kSchemaVersion;
   std::string node;  // empty in the file: the host name
@@ -93,6 +120,8 @@ struct Config {
   std::map<std::string, std::vector<Guid>> hosts;
   std::map<std::string, std::vector<std::string>> groups;  // host or group names
   Limits limits;
+  GenerationSettings generations;
+  VerifySettings verify;
   std::vector<Partition> partitions;
   std::string source_path;
   std::string source_text;  // the YAML as read; config_hash is taken over it

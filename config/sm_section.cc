@@ -11,8 +11,22 @@
 namespace smsupd::config {
 namespace {
 
-const std::vector<std::string_view> kSmKeys = {"port_guid",   "role",  "priority", "preempt",
-                                               "sm_key_file", "opensm"};
+const std::vector<std::string_view> kSmKeys = {"port_guid",   "role",   "priority", "preempt",
+                                               "sm_key_file", "opensm", "failover"};
+
+// The failover policy drives OpenSM's election through priorities of its own
+// (docs/failover.md): a configured 0 or 14 would be mistaken for a master
+// yielding or a standby claiming mastership.
+bool CheckPriorityNotReserved(const YAML::Node& at, int priority, ValidationState& state) {
+  if (priority != kYieldingPriority && priority != kClaimPriority) return true;
+  state.sink.Error(at, "sm.priority",
+                   "priority " + std::to_string(priority) + " is reserved by the failover policy (" +
+                       (priority == kYieldingPriority ? "0 = a master yielding mastership"
+                                                      : "14 = a standby claiming mastership") +
+                       ")",
+                   "use 1..13 or 15 (defaults: 15 master, 5 standby)");
+  return false;
+}
 
 void CheckPriorityForRole(const YAML::Node& at, ValidationState& state) {
   const SmSettings& sm = state.config.sm;
@@ -99,7 +113,8 @@ void ReadSmSection(const YAML::Node& node, ValidationState& state) {
       sm.role = *value == "master" ? Role::kMaster : Role::kStandby;
   sm.priority = sm.role == Role::kMaster ? kDefaultMasterPriority : kDefaultStandbyPriority;
   if (const YAML::Node* priority = view.Get("priority"))
-    if (auto value = ReadInteger(*priority, "sm.priority", 0, 15, state.sink)) {
+    if (auto value = ReadInteger(*priority, "sm.priority", 0, 15, state.sink);
+        value && CheckPriorityNotReserved(*priority, static_cast<int>(*value), state)) {
       sm.priority = static_cast<int>(*value);
       CheckPriorityForRole(*priority, state);
     }
@@ -107,6 +122,7 @@ void ReadSmSection(const YAML::Node& node, ValidationState& state) {
     if (auto value = ReadBool(*preempt, "sm.preempt", state.sink)) sm.preempt = *value;
   if (const YAML::Node* key_file = view.Get("sm_key_file")) CheckSmKeyFile(*key_file, "sm.sm_key_file", state);
   if (const YAML::Node* opensm = view.Get("opensm")) ReadOpenSmSection(*opensm, "sm.opensm", state);
+  if (const YAML::Node* failover = view.Get("failover")) ReadFailoverSection(*failover, state);
 }
 
 void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationState& state) {

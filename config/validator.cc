@@ -12,7 +12,8 @@ namespace smsupd::config {
 namespace {
 
 const std::vector<std::string_view> kTopLevelKeys = {
-    "version", "node", "sm", "state_dir", "control", "hosts", "groups", "limits", "partitions"};
+    "version", "node",   "sm",          "state_dir", "control",
+    "hosts",   "groups", "limits", "generations", "verify", "partitions"};
 
 std::string HostName() {
   char name[256] = {};
@@ -67,6 +68,9 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (const YAML::Node* hosts = root.Get("hosts")) ReadHosts(*hosts, state);
   if (const YAML::Node* groups = root.Get("groups")) ReadGroups(*groups, state);
   if (const YAML::Node* limits = root.Get("limits")) ReadLimits(*limits, state);
+  if (const YAML::Node* generations = root.Get("generations"))
+    ReadGenerationsSection(*generations, state);
+  if (const YAML::Node* verify = root.Get("verify")) ReadVerifySection(*verify, state);
   if (const YAML::Node* partitions = root.Get("partitions"))
     ReadPartitions(*partitions, state);
   else

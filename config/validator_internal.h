@@ -32,6 +32,10 @@ std::vector<std::string_view> KnownNames(const Config& config);
 
 void ReadSmSection(const YAML::Node& node, ValidationState& state);
 void ReadOpenSmSection(const YAML::Node& node, const std::string& path, ValidationState& state);
+// sm.failover, generations and verify: daemon settings, never rendered.
+void ReadFailoverSection(const YAML::Node& node, ValidationState& state);
+void ReadGenerationsSection(const YAML::Node& node, ValidationState& state);
+void ReadVerifySection(const YAML::Node& node, ValidationState& state);
 void ReadHosts(const YAML::Node& node, ValidationState& state);
 // Needs the hosts read first.
 void ReadGroups(const YAML::Node& node, ValidationState& state);

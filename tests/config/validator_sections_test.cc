@@ -97,7 +97,7 @@ TEST(ValidatorSections, EveryErrorIsReportedAtOnceInFileOrder) {
 }
 
 TEST(ValidatorSections, PriorityRangeAndRoleWarnings) {
-  EXPECT_TRUE(Validate(BaseYaml("  priority: 0\n")).ok());
+  EXPECT_TRUE(Validate(BaseYaml("  priority: 1\n")).ok());
   EXPECT_FALSE(Validate(BaseYaml("  priority: -1\n")).ok());
   ValidationOutcome low_master = Validate(BaseYaml("  priority: 5\n"));
   ASSERT_TRUE(low_master.ok());
