@@ -51,32 +51,46 @@ Partition ImplicitDefault() {
 
 }  // namespace
 
-std::map<Guid, std::set<std::uint16_t>> ExpectedPKeyEntries(const Config& config,
-                                                            const std::vector<FabricPort>& ports) {
+std::vector<PartitionMembership> PartitionMemberships(const Config& config,
+                                                      const std::vector<FabricPort>& ports) {
   std::optional<Guid> sm_port;
   for (const FabricPort& port : ports)
     if (port.is_sm_port && !sm_port) sm_port = port.guid;
 
-  std::vector<Partition> partitions = config.partitions;
+  std::vector<PartitionMembership> result;
   bool has_default = false;
-  for (const Partition& partition : partitions) has_default |= partition.pkey == kDefaultPKey;
-  if (!has_default) partitions.insert(partitions.begin(), ImplicitDefault());
+  for (const Partition& partition : config.partitions) has_default |= partition.pkey == kDefaultPKey;
+  if (!has_default) result.push_back({ImplicitDefault(), {}});
+  for (const Partition& partition : config.partitions) result.push_back({partition, {}});
 
-  std::map<Guid, std::set<std::uint16_t>> tables;
-  for (const FabricPort& port : ports) tables[port.guid];
   MemberResolver resolver(config);
-  for (const Partition& partition : partitions) {
-    ResolvedMembers members = resolver.Resolve(partition, sm_port);
+  for (PartitionMembership& entry : result) {
+    ResolvedMembers members = resolver.Resolve(entry.partition, sm_port);
     std::map<Guid, Membership> named = members.Named();
     for (const FabricPort& port : ports) {
       std::optional<Membership> membership = Decide(members, named, port);
       // OpenSM's base before the file: limited in 0x7fff, the SM port full.
-      if (!membership && partition.pkey == kDefaultPKey)
+      if (!membership && entry.partition.pkey == kDefaultPKey)
         membership = port.is_sm_port && port.guid == sm_port ? Membership::kFull : Membership::kLimited;
-      if (membership) AddEntries(tables[port.guid], partition.pkey, *membership);
+      if (membership) entry.ports[port.guid] = *membership;
     }
   }
+  return result;
+}
+
+std::map<Guid, std::set<std::uint16_t>> PKeyEntriesOf(
+    const std::vector<PartitionMembership>& memberships, const std::vector<FabricPort>& ports) {
+  std::map<Guid, std::set<std::uint16_t>> tables;
+  for (const FabricPort& port : ports) tables[port.guid];
+  for (const PartitionMembership& entry : memberships)
+    for (const auto& [guid, membership] : entry.ports)
+      AddEntries(tables[guid], entry.partition.pkey, membership);
   return tables;
+}
+
+std::map<Guid, std::set<std::uint16_t>> ExpectedPKeyEntries(const Config& config,
+                                                            const std::vector<FabricPort>& ports) {
+  return PKeyEntriesOf(PartitionMemberships(config, ports), ports);
 }
 
 std::map<Guid, std::map<std::uint16_t, bool>> ExpectedPKeyTables(

@@ -30,6 +30,26 @@ struct FabricPort {
   bool is_sm_port = false;
 };
 
+// One partition as OpenSM will apply it, with the membership the product
+// rule gives each port of `ports` (ports it does not pick are absent).
+struct PartitionMembership {
+  Partition partition;
+  std::map<Guid, Membership> ports;
+};
+
+// Every partition of `config` in file order, with the implicit default
+// partition first when the config has none (OpenSM with no 0x7fff line: every
+// port full), and OpenSM's base in 0x7fff (limited, the SM port full) for the
+// ports the 0x7fff definition does not name. The SM port is the first of
+// `ports` marked is_sm_port.
+std::vector<PartitionMembership> PartitionMemberships(const Config& config,
+                                                      const std::vector<FabricPort>& ports);
+
+// Port GUID -> 16-bit P_Key entries (as ExpectedPKeyEntries) of the result
+// of PartitionMemberships(); every port of `ports` has a (maybe empty) entry.
+std::map<Guid, std::set<std::uint16_t>> PKeyEntriesOf(
+    const std::vector<PartitionMembership>& memberships, const std::vector<FabricPort>& ports);
+
 // Port GUID -> 15-bit P_Key -> full member. A `both` membership reads as
 // full here; ExpectedPKeyEntries() keeps it apart.
 std::map<Guid, std::map<std::uint16_t, bool>> ExpectedPKeyTables(
