@@ -1,0 +1,67 @@
+// GoogleTest fixture for the P_Key apply tests: a small simulated fat tree
+// (2 leaves x 4 HCAs, 2 spines), a real smsupd (and its OpenSM) as master on
+// the first management node, a config naming every HCA by its node name, and
+// checks that read every end port's P_Key table with the test bed's probe.
+//
+// Base partitions (TenantConfig): Default (ALL limited, mgmt full),
+// tenant-a 0x0010 ipoib {H1_3 full, H1_4 full, H2_1 limited},
+// tenant-b 0x0020 {H2_2 full, H2_3 full}. The probe runs on H2_4.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/daemon/pkey_apply/fabric_tables.h"
+#include "tests/daemon/pkey_apply/smsupd_node.h"
+#include "tests/testbed/fabric_test.h"
+
+namespace smsupd::testbed::pkey {
+
+inline constexpr std::chrono::milliseconds kStartDeadline(60000);
+// `--timeout` given to every `smctl reload/rollback --wait`, in seconds.
+inline constexpr int kWaitTimeoutS = 30;
+
+class PKeyApplyTest : public FabricTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // The tenant partitions on top of BaseConfig().
+  static void AddTenants(ConfigSpec& config);
+
+  // Starts smsupd on `node` with `role` and the tenant config; waits until
+  // it reports `state` (failures are recorded; nullptr when it could not
+  // be created). The first one started is master().
+  SmsupdNode* StartNode(const std::string& node, const std::string& role, const std::string& state);
+  SmsupdNode& master() { return *nodes_.front(); }
+
+  // Every end port's table, read by the probe (fails the test when it cannot).
+  FabricTables Tables();
+  // "" when the fabric holds what `node`'s config file implies, with the
+  // master's port as the SM port.
+  std::string MismatchesWith(SmsupdNode& node);
+  // Waits (deadline) until the fabric holds what master()'s config implies.
+  void WaitForFabricToMatchMaster(std::chrono::milliseconds deadline);
+
+  // `smctl --json <command> --wait --timeout 30` on `node`.
+  SmctlResult ApplyWithWait(SmsupdNode& node, const std::string& command);
+  // Writes master()'s config, applies it with `smctl reload --wait` and
+  // expects: exit 0, state "verified", generation + 1, every port of the
+  // fabric as the config says (read once: verified means done), the same
+  // OpenSM pid. Returns the reply's arguments.
+  nlohmann::json ApplyAndExpectVerified();
+
+  std::uint64_t Generation(SmsupdNode& node);  // status config.generation
+  nlohmann::json History(SmsupdNode& node);    // `smctl --json history` arguments
+  // The entry of `history` for generation `number` (null when absent).
+  static nlohmann::json HistoryEntry(const nlohmann::json& history, std::uint64_t number);
+
+  std::vector<std::unique_ptr<SmsupdNode>> nodes_;
+};
+
+}  // namespace smsupd::testbed::pkey

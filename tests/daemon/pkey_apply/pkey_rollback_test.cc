@@ -1,0 +1,159 @@
+// Issue 6, "Must show": a change OpenSM rejects is rolled back automatically;
+// `smctl rollback` restores the exact previous tables; `smctl history` lists
+// the generations and who applied them.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <future>
+#include <regex>
+
+#include "common/atomic_file.h"
+#include "tests/daemon/pkey_apply/pkey_apply_fixture.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::testbed::pkey {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+class PKeyRollbackTest : public PKeyApplyTest {
+ protected:
+  void AddTenantC() {
+    master().config().partitions.push_back(
+        {"tenant-c", 0x0030, false, std::nullopt, {HostMember("H2_4", "full"), HostMember("H1_3", "limited")}});
+  }
+  std::string OpenSmLog() {
+    return FileOr(master().config().OpenSmLog(), "");
+  }
+  static std::string FileOr(const std::string& path, const std::string& otherwise) {
+    Result<std::string> text = ReadWholeFile(path);
+    return text ? *text : otherwise;
+  }
+};
+
+// OpenSM re-reads partitions.conf on the heavy sweep that follows the
+// daemon's SIGHUP. To corrupt the file after smsupd validated and installed
+// it, but before OpenSM reads it, OpenSM is stopped (SIGSTOP) around the
+// install: the SIGHUP stays pending until SIGCONT. A comments-only file makes
+// OpenSM 3.3.23 drop every partition ("Partition configuration in error;
+// retrying with default config", FABRIC.md): every port becomes a full
+// member of 0x7fff, which the verification must catch and roll back.
+TEST_F(PKeyRollbackTest, AChangeOpenSmRejectsIsRolledBackAutomatically) {
+  FabricTables before = Tables();
+  std::string conf_before = master().PartitionsConf();
+  std::uint64_t generation = Generation(master());
+  pid_t opensm = master().OpenSmPid();
+  ASSERT_GT(opensm, 0);
+  AddTenantC();
+  ASSERT_TRUE(master().WriteConfig().ok());
+
+  ASSERT_EQ(::kill(opensm, SIGSTOP), 0);
+  std::future<SmctlResult> reload = std::async(std::launch::async, [&] { return ApplyWithWait(master(), "reload"); });
+  Status installed = WaitFor("smsupd installs the new partitions.conf",
+                             [&] { return master().PartitionsConf() != conf_before; }, milliseconds(20000),
+                             milliseconds(2));
+  if (installed.ok()) {
+    std::ofstream corrupt(master().StatePath("partitions.conf"), std::ios::trunc);
+    corrupt << "# corrupted after validation\n";
+  }
+  ::kill(opensm, SIGCONT);
+  ASSERT_TRUE(installed.ok()) << installed.message();
+  SmctlResult reply = reload.get();
+
+  EXPECT_NE(OpenSmLog().find("Partition configuration in error"), std::string::npos)
+      << "OpenSM did not reject the corrupted file: the test did not force what it means to";
+  EXPECT_EQ(reply.exit_code, 1) << reply.Describe();
+  json args = reply.Arguments();
+  ASSERT_TRUE(args.is_object()) << reply.Describe();
+  EXPECT_TRUE(args.value("rolled_back", false)) << reply.Describe();
+  EXPECT_EQ(args.value("rolled_back_to", 0ull), generation) << reply.Describe();
+  EXPECT_EQ(args["verification"].value("state", ""), "failed") << reply.Describe();
+  // Rolled back means the previous tables are back, port by port.
+  EXPECT_EQ(DescribeDifferences(before, Tables()), "");
+  EXPECT_EQ(master().PartitionsConf(), conf_before);
+  EXPECT_EQ(master().OpenSmPid(), opensm) << "OpenSM was restarted";
+
+  json history = History(master());
+  json failed = HistoryEntry(history, generation + 1);
+  ASSERT_TRUE(failed.is_object()) << history.dump(2);
+  EXPECT_EQ(failed.value("verification", ""), "failed") << history.dump(2);
+  json current = HistoryEntry(history, history.value("current", 0ull));
+  ASSERT_TRUE(current.is_object()) << history.dump(2);
+  EXPECT_EQ(current.value("hash", ""), HistoryEntry(history, generation).value("hash", "x")) << history.dump(2);
+  if (current.value("generation", 0ull) != generation) {
+    EXPECT_NE(current.value("applied_by", "").find("rollback"), std::string::npos) << history.dump(2);
+  }
+  EXPECT_EQ(Generation(master()), history.value("current", 0ull));
+}
+
+TEST_F(PKeyRollbackTest, RollbackRestoresTheExactPreviousTables) {
+  FabricTables first = Tables();
+  std::string conf_first = master().PartitionsConf();
+  pid_t opensm = master().OpenSmPid();
+  AddTenantC();
+  ApplyAndExpectVerified();
+  FabricTables second = Tables();
+  std::string conf_second = master().PartitionsConf();
+  master().config().Remove("tenant-b");
+  ApplyAndExpectVerified();
+  ASSERT_NE(DescribeDifferences(second, Tables()), "");
+
+  SmctlResult back = ApplyWithWait(master(), "rollback");  // to the previous one: the second
+  EXPECT_EQ(back.exit_code, 0) << back.Describe();
+  EXPECT_EQ(back.Arguments()["verification"].value("state", ""), "verified") << back.Describe();
+  EXPECT_EQ(DescribeDifferences(second, Tables()), "");
+  EXPECT_EQ(master().PartitionsConf(), conf_second);
+
+  SmctlResult to_first = ApplyWithWait(master(), "rollback 1");
+  EXPECT_EQ(to_first.exit_code, 0) << to_first.Describe();
+  EXPECT_EQ(DescribeDifferences(first, Tables()), "");
+  EXPECT_EQ(master().PartitionsConf(), conf_first);
+  EXPECT_EQ(master().OpenSmPid(), opensm) << "OpenSM was restarted";
+
+  json history = History(master());
+  json current = HistoryEntry(history, history.value("current", 0ull));
+  EXPECT_EQ(current.value("hash", ""), HistoryEntry(history, 1).value("hash", "x")) << history.dump(2);
+  EXPECT_EQ(current.value("applied_by", ""), "rollback by uid 0") << history.dump(2);
+}
+
+TEST_F(PKeyRollbackTest, HistoryListsGenerationsWithWhoAppliedThem) {
+  AddTenantC();
+  ApplyAndExpectVerified();
+  json history = History(master());
+  EXPECT_EQ(history.value("current", 0ull), 2u) << history.dump(2);
+  ASSERT_EQ(history.value("generations", json::array()).size(), 2u) << history.dump(2);
+  const std::regex iso8601(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z)");
+  int current = 0;
+  for (const json& entry : history["generations"]) {
+    EXPECT_TRUE(std::regex_match(entry.value("applied_at", ""), iso8601)) << entry.dump();
+    EXPECT_EQ(entry.value("hash", "").size(), 64u) << entry.dump();
+    EXPECT_TRUE(entry.contains("summary") && entry.contains("verification")) << entry.dump();
+    current += entry.value("current", false);
+  }
+  EXPECT_EQ(current, 1) << history.dump(2);
+  EXPECT_EQ(HistoryEntry(history, 1).value("applied_by", ""), "start") << history.dump(2);
+  json second = HistoryEntry(history, 2);
+  EXPECT_EQ(second.value("applied_by", ""), "uid 0") << history.dump(2);
+  EXPECT_EQ(second.value("verification", ""), "verified") << history.dump(2);
+  EXPECT_TRUE(second.value("current", false));
+
+  // On disk: the generation's files are the running ones.
+  std::string dir = master().StatePath("generations/2/");
+  EXPECT_EQ(FileOr(dir + "partitions.conf", "missing"), master().PartitionsConf());
+  EXPECT_EQ(FileOr(dir + "opensm.conf", "missing"),
+            FileOr(master().StatePath("opensm.conf"), "x"));
+  EXPECT_EQ(FileOr(dir + "smsupd.yaml", "missing"), master().config().Yaml());
+  json meta = json::parse(FileOr(dir + "meta.json", ""), nullptr, false);
+  ASSERT_TRUE(meta.is_object()) << dir << "meta.json";
+  EXPECT_EQ(meta.value("reason", ""), "reload");
+  EXPECT_EQ(meta.value("uid", -1), 0);
+
+  SmctlResult text = master().Smctl("history");
+  EXPECT_EQ(text.exit_code, 0) << text.Describe();
+  EXPECT_NE(text.out.find("uid 0"), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace smsupd::testbed::pkey
