@@ -52,11 +52,12 @@ std::vector<std::string> DefinitionChanges(const Partition& before, const Partit
   return changes;
 }
 
-// An added partition's settings: its P_Key and every flag that is set.
+// An added partition's settings: every flag that is set (the P_Key has its
+// own field).
 std::vector<std::string> DefinitionSettings(const Partition& partition) {
   std::vector<std::string> settings;
   for (const auto& [field, text] : DefinitionFields(partition)) {
-    if (text == "false" || text == "none") continue;
+    if (text == "false" || text == "none" || std::string_view(field) == "pkey") continue;
     settings.push_back(text == "true" ? std::string(field) : std::string(field) + " " + text);
   }
   return settings;

@@ -32,7 +32,8 @@ struct PartitionPlan {
   std::uint16_t pkey = 0;  // likewise
   enum class Kind { kAdded, kRemoved, kChanged } kind = Kind::kChanged;
   // Definition changes: "mtu 2048 -> 4096", "pkey 0x0010 -> 0x0011",
-  // "ipoib false -> true"; for an added partition its settings ("mtu 4096").
+  // "ipoib false -> true"; for an added partition the flags it sets
+  // ("ipoib", "mtu 4096"); none for a removed one.
   std::vector<std::string> changes;
   std::vector<MemberChange> members;  // resolved per port, by GUID
 };

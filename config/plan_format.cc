@@ -51,7 +51,8 @@ std::string PartitionsTable(const std::vector<PartitionPlan>& partitions) {
   std::vector<std::vector<std::string>> rows = {{"CHANGE", "NAME", "PKEY", "DETAILS"}};
   for (const PartitionPlan& partition : partitions) {
     std::string details = Joined(partition.changes, ", ");
-    if (details.empty()) details = "members only";
+    if (details.empty())
+      details = partition.kind == PartitionPlan::Kind::kChanged ? "members only" : "-";
     rows.push_back({PartitionPlanKindName(partition.kind), partition.name, PKeyText(partition.pkey),
                     details});
   }
