@@ -74,6 +74,20 @@ struct NodeInfo {
   int local_port = 0;
 };
 
+// One END port of the subnet, as a directed-route walk finds it: a CA port,
+// a switch's management port 0 or a router port (IBA 14.2.5: only these have
+// P_Key tables that partitions program). A multi-port CA gives one row per
+// port the walk reached.
+struct DiscoveredPort {
+  Guid port_guid = 0;
+  Guid node_guid = 0;
+  NodeType node_type = NodeType::kUnknown;
+  int port_num = 0;  // 0 for a switch
+  uint16_t lid = 0;  // PortInfo.LID (base LID); 0 before the SM assigned one
+  std::string node_description;  // NodeDescription, trailing NULs removed
+  bool is_sm = false;            // PortInfo.CapabilityMask.IsSM
+};
+
 // One row of the SA's SMInfoRecord table (SubnAdmGetTable, attribute 0x18).
 struct SmRecord {
   uint16_t lid = 0;
@@ -125,6 +139,16 @@ class Fabric {
   // partition capacity), in table order. Entries are raw: bit 15 set means
   // full membership, 0x0000 is an empty slot (kept, so indices are real).
   virtual Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) = 0;
+
+  // Every end port of the subnet, found by a directed-route walk from the
+  // local port (NodeInfo, PortInfo, NodeDescription SMPs, as ibnetdiscover
+  // does): needs neither LIDs nor an SA, so it works at any fabric size and
+  // before or without a master SM. Rows are sorted by port GUID. A node that
+  // does not answer is left out with what lies behind it (a partial walk is
+  // still useful to a verifier, which reports the ports it misses); the call
+  // fails only when the local port cannot be read or the walk exceeds the
+  // implementation's time budget (UmadFabricOptions::discovery_budget).
+  virtual Result<std::vector<DiscoveredPort>> DiscoverPorts() = 0;
 
   // SubnSet(SMInfo) with AttributeModifier HANDOVER to the SM at
   // `target_lid`, carrying `local` as the sending (master) SM's SMInfo.

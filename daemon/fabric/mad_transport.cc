@@ -15,6 +15,8 @@ using SteadyClock = std::chrono::steady_clock;
 // Room for a kernel-reassembled SA table: 64 KiB holds ~2000 SMInfoRecords.
 constexpr size_t kMaxResponseBytes = 64 * 1024;
 
+}  // namespace
+
 unsigned ResponseStatus(const std::vector<uint8_t>& mad) {
   auto* bytes = const_cast<uint8_t*>(mad.data());
   // A directed-route SMP keeps the D bit in the status word's top bit.
@@ -26,8 +28,6 @@ uint32_t LowTrid(const uint8_t* mad) {
   // umad2sim overwrites bits 32..47 with the agent ID: compare the low word.
   return static_cast<uint32_t>(mad_get_field64(const_cast<uint8_t*>(mad), 0, IB_MAD_TRID_F));
 }
-
-}  // namespace
 
 std::string DescribeMadStatus(unsigned status) {
   char text[16];

@@ -32,6 +32,12 @@ struct MadResponse {
   std::vector<uint8_t> mad;
 };
 
+// One request of a pipelined batch (no payload: Gets only).
+struct MadRequest {
+  ib_rpc_t rpc;
+  ib_portid_t dest;
+};
+
 class MadTransport {
  public:
   MadTransport(int umad_port_id, MadTimeouts timeouts)
@@ -46,6 +52,18 @@ class MadTransport {
   Result<MadResponse> Call(int agent, ib_rpc_t rpc, ib_portid_t dest, const void* payload,
                            const std::string& what);
 
+  // Sends every request through `agent`, keeping up to `window` of them in
+  // flight, and returns one result per request, in request order. Each
+  // request gets the same per-attempt timeout and attempts as Call(), so the
+  // batch takes at most about (requests / window + 1) * per_attempt *
+  // attempts, and far less when the fabric answers. Why pipelined: a
+  // directed-route walk needs thousands of SMPs; one at a time, the round
+  // trips add up (IBA allows many outstanding SMPs per agent). Requests
+  // still unanswered at `deadline` fail ("out of time").
+  std::vector<Result<MadResponse>> CallMany(int agent, const std::vector<MadRequest>& requests,
+                                            size_t window, std::chrono::steady_clock::time_point deadline,
+                                            const std::string& what);
+
   const MadTimeouts& timeouts() const { return timeouts_; }
 
  private:
@@ -56,6 +74,8 @@ class MadTransport {
   Outcome AwaitResponse(uint32_t trid, std::chrono::steady_clock::time_point deadline,
                         std::vector<uint8_t>& response, std::string& failure);
 
+  class Batch;  // one CallMany (mad_transport_batch.cc)
+
   int port_id_;
   MadTimeouts timeouts_;
   std::vector<uint8_t> receive_buffer_;  // reused: the MAD thread polls often
@@ -63,5 +83,10 @@ class MadTransport {
 
 // "0x001c (unsupported attribute)"-style text for a MAD status word.
 std::string DescribeMadStatus(unsigned status);
+// The status word of a response MAD (a directed-route SMP's included).
+unsigned ResponseStatus(const std::vector<uint8_t>& mad);
+// The low 32 bits of a MAD's transaction ID: the part that identifies a
+// request (umad2sim overwrites bits 32..47 with the agent ID).
+uint32_t LowTrid(const uint8_t* mad);
 
 }  // namespace smsupd

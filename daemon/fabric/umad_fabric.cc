@@ -8,6 +8,7 @@
 
 #include "daemon/fabric/local_ports.h"
 #include "daemon/fabric/mad_codec.h"
+#include "daemon/fabric/umad_subnet_reader.h"
 
 namespace smsupd {
 namespace {
@@ -45,6 +46,7 @@ Status UmadFabric::Open() {
   local_ = *chosen;
   smp_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.smp);
   sa_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.sa);
+  discovery_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.discovery);
   return Status::Ok();
 }
 
@@ -188,6 +190,14 @@ Status UmadFabric::SendHandover(uint16_t target_lid, const SmInfo& local) {
                    AtLid("SMInfo HANDOVER", target_lid));
   if (!reply) return reply.error();
   return Status::Ok();
+}
+
+Result<std::vector<DiscoveredPort>> UmadFabric::DiscoverPorts() {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  auto deadline = std::chrono::steady_clock::now() + options_.discovery_budget;
+  UmadSubnetReader reader(*discovery_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS),
+                          options_.discovery_window, deadline);
+  return WalkSubnet(reader, deadline);
 }
 
 }  // namespace smsupd

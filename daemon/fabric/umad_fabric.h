@@ -28,6 +28,14 @@ struct UmadFabricOptions {
   // requests use `sa` instead: the SA may be busy in a heavy sweep.
   MadTimeouts smp{std::chrono::milliseconds(150), 2};
   MadTimeouts sa{std::chrono::milliseconds(500), 2};
+  // DiscoverPorts(): per-SMP timeout and attempts, SMPs in flight at once,
+  // and the budget for the whole walk. A 700-node fabric needs ~5000 SMPs;
+  // 32 in flight keep a switch's queue short (a switch answers SMPs in
+  // firmware, one at a time) and finish that fabric well under a second on
+  // the simulator.
+  MadTimeouts discovery{std::chrono::milliseconds(100), 3};
+  size_t discovery_window = 32;
+  std::chrono::milliseconds discovery_budget{10000};
 };
 
 class UmadFabric : public Fabric {
@@ -51,6 +59,7 @@ class UmadFabric : public Fabric {
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
+  Result<std::vector<DiscoveredPort>> DiscoverPorts() override;
 
  private:
   // SubnGet/SubnSet of one SMP attribute; `lid` 0 means the local port by
@@ -64,6 +73,7 @@ class UmadFabric : public Fabric {
   LocalPort local_;
   std::unique_ptr<MadTransport> smp_transport_;
   std::unique_ptr<MadTransport> sa_transport_;
+  std::unique_ptr<MadTransport> discovery_transport_;
 };
 
 }  // namespace smsupd

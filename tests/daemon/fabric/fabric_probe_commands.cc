@@ -114,6 +114,18 @@ Result<Json> PKeysJson(Fabric& f, uint16_t lid, int port) {
   return Json{{"pkeys", *table}};
 }
 
+// Every end port the walk finds, and how long the walk took.
+Result<Json> DiscoverJson(Fabric& f) {
+  auto start = std::chrono::steady_clock::now();
+  auto ports = f.DiscoverPorts();
+  auto took = std::chrono::steady_clock::now() - start;
+  if (!ports) return ports.error();
+  Json list = Json::array();
+  for (const DiscoveredPort& port : *ports) list.push_back(ToJson(port));
+  return Json{{"ports", list},
+              {"walk_us", std::chrono::duration_cast<std::chrono::microseconds>(took).count()}};
+}
+
 Result<Json> HandoverJson(Fabric& f, uint16_t lid, const SmInfo& local) {
   Status sent = f.SendHandover(lid, local);
   if (!sent) return Error{sent.message()};
@@ -131,6 +143,9 @@ bool ParseQuery(const Args& p, ProbeCommand& c) {
     c.run = LocalJson;
   } else if (name == "active-ports" && p.size() == 1) {
     c.run = ActivePortsJson;
+  } else if (name == "discover" && p.size() == 1) {
+    c.run = DiscoverJson;
+    c.min_deadline = std::chrono::seconds(15);
   } else if (name == "smrecords" && p.size() == 1) {
     c.run = SmRecordsJson;
   } else if (name == "sminfo" && p.size() == 2) {
@@ -214,6 +229,16 @@ Json ToJson(const NodeInfo& info) {
   return {{"type", static_cast<int>(info.type)},    {"num_ports", info.num_ports},
           {"node_guid", FormatGuid(info.node_guid)}, {"port_guid", FormatGuid(info.port_guid)},
           {"partition_cap", info.partition_cap},    {"local_port", info.local_port}};
+}
+
+Json ToJson(const DiscoveredPort& port) {
+  return {{"port_guid", FormatGuid(port.port_guid)},
+          {"node_guid", FormatGuid(port.node_guid)},
+          {"node_type", static_cast<int>(port.node_type)},
+          {"port_num", port.port_num},
+          {"lid", port.lid},
+          {"node_description", port.node_description},
+          {"is_sm", port.is_sm}};
 }
 
 Json ToJson(const LocalPort& port) {

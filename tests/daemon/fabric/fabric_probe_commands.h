@@ -27,5 +27,6 @@ nlohmann::json ToJson(const SmInfo& info);
 nlohmann::json ToJson(const PortInfo& info);
 nlohmann::json ToJson(const NodeInfo& info);
 nlohmann::json ToJson(const LocalPort& port);
+nlohmann::json ToJson(const DiscoveredPort& port);
 
 }  // namespace smsupd::probe

@@ -12,7 +12,10 @@
 // - SendHandover to a STANDBY makes it MASTER (OpenSM does so at once);
 //   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
 // - GetSmInfoRecords lists every live SM, if some SM is MASTER;
-// - LID 0 in a query is the local port (SetLocalPort's lid).
+// - LID 0 in a query is the local port (SetLocalPort's lid);
+// - DiscoverPorts returns the list SetDiscoveredPorts set (empty by
+//   default), or an error after FailDiscovery(). The walk itself is tested
+//   on a model subnet (subnet_walk_test.cc).
 #pragma once
 
 #include <chrono>
@@ -66,6 +69,15 @@ class FakeFabric : public Fabric {
   void SetPKeyTable(uint16_t lid, int port, std::vector<uint16_t> table) {
     std::lock_guard lock(mutex_);
     nodes_[lid].pkeys[port] = std::move(table);
+  }
+  void SetDiscoveredPorts(std::vector<DiscoveredPort> ports) {
+    std::lock_guard lock(mutex_);
+    discovered_ = std::move(ports);
+    discovery_error_.clear();
+  }
+  void FailDiscovery(std::string message) {
+    std::lock_guard lock(mutex_);
+    discovery_error_ = std::move(message);
   }
   // The next `count` calls fail as if their MADs were dropped.
   void DropNext(int count) {
@@ -181,6 +193,12 @@ class FakeFabric : public Fabric {
     if (table == it->second.pkeys.end()) return std::vector<uint16_t>{0xffff};
     return table->second;
   }
+  Result<std::vector<DiscoveredPort>> DiscoverPorts() override {
+    std::unique_lock lock = Enter();
+    if (Dropped()) return Timeout("NodeInfo of the local node");
+    if (!discovery_error_.empty()) return Error{discovery_error_};
+    return discovered_;
+  }
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override {
     std::unique_lock lock = Enter();
     if (Status payload = CheckSmInfoPayload(local); !payload) return payload;
@@ -233,6 +251,8 @@ class FakeFabric : public Fabric {
   LocalPort local_;
   std::map<uint16_t, Node> nodes_;
   std::vector<Handover> handovers_;
+  std::vector<DiscoveredPort> discovered_;
+  std::string discovery_error_;
 };
 
 }  // namespace smsupd

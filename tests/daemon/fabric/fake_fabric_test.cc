@@ -66,5 +66,20 @@ TEST_F(FakeFabricTest, DroppedCallsFailThenRecover) {
   EXPECT_TRUE(fabric_.GetSmInfo(1).ok());
 }
 
+TEST_F(FakeFabricTest, DiscoverPortsReturnsTheScriptedList) {
+  EXPECT_TRUE(fabric_.DiscoverPorts()->empty());
+  DiscoveredPort port;
+  port.port_guid = 0x11;
+  port.lid = 1;
+  fabric_.SetDiscoveredPorts({port});
+  ASSERT_EQ(fabric_.DiscoverPorts()->size(), 1u);
+  fabric_.FailDiscovery("walk failed");
+  EXPECT_FALSE(fabric_.DiscoverPorts().ok());
+  fabric_.SetDiscoveredPorts({port});
+  fabric_.DropNext(1);
+  EXPECT_FALSE(fabric_.DiscoverPorts().ok());
+  EXPECT_TRUE(fabric_.DiscoverPorts().ok());
+}
+
 }  // namespace
 }  // namespace smsupd
