@@ -1,0 +1,179 @@
+#include "daemon/opensm_log_watcher.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace smsupd {
+namespace {
+
+using Kind = OpenSmLogEvent::Kind;
+
+// The function names osm_prtn_config.c logs its PARSE ERROR lines from.
+constexpr std::string_view kPartitionParsers[] = {
+    "parse_part_conf:", "partition_add_port:", "partition_create:", "mgroup_create:",
+    "osm_prtn_config_parse_file:", "new_part_conf:", "flush_part_conf:"};
+
+bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// The message after "0xVV -> ", and the verbosity VV (-1 if the line does
+// not have OpenSM's record layout, e.g. a message box's star lines).
+std::string_view Message(std::string_view line, int* verbosity) {
+  *verbosity = -1;
+  std::size_t arrow = line.find(" -> ");
+  if (arrow == std::string_view::npos) return line;
+  std::size_t level = line.rfind(" 0x", arrow);
+  if (level != std::string_view::npos && arrow - level == 5) {
+    int value = 0;
+    for (char c : line.substr(level + 3, 2)) {
+      value <<= 4;
+      if (c >= '0' && c <= '9') value |= c - '0';
+      else if (c >= 'a' && c <= 'f') value |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') value |= c - 'A' + 10;
+      else return line.substr(arrow + 4);
+    }
+    *verbosity = value;
+  }
+  return line.substr(arrow + 4);
+}
+
+}  // namespace
+
+const char* OpenSmLogEventKindName(OpenSmLogEvent::Kind kind) {
+  switch (kind) {
+    case Kind::kSubnetUp: return "subnet-up";
+    case Kind::kPartitionConfigError: return "partition-config-error";
+    case Kind::kSmKeyMismatch: return "sm-key-mismatch";
+    case Kind::kEnteringMaster: return "entering-master";
+    case Kind::kEnteringStandby: return "entering-standby";
+    case Kind::kHeavySweepRequested: return "heavy-sweep-requested";
+    case Kind::kError: return "error";
+  }
+  return "unknown";
+}
+
+std::optional<OpenSmLogEvent::Kind> ClassifyOpenSmLogLine(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  int verbosity = -1;
+  std::string_view message = Message(line, &verbosity);
+  if (verbosity < 0) {  // message-box lines carry no record header
+    if (Contains(line, " INITIATING HEAVY SWEEP ")) return Kind::kHeavySweepRequested;
+    return std::nullopt;
+  }
+  if (message == "SUBNET UP") return Kind::kSubnetUp;
+  if (message == "Entering MASTER state") return Kind::kEnteringMaster;
+  if (message == "Entering STANDBY state") return Kind::kEnteringStandby;
+  if (Contains(message, "ERR 2F18")) return Kind::kSmKeyMismatch;
+  if (Contains(message, "Partition configuration in error")) return Kind::kPartitionConfigError;
+  if (Contains(message, "PARSE ERROR")) {
+    for (std::string_view parser : kPartitionParsers)
+      if (message.rfind(parser, 0) == 0) return Kind::kPartitionConfigError;
+  }
+  if (verbosity & 0x01) return Kind::kError;
+  return std::nullopt;
+}
+
+OpenSmLogWatcher::OpenSmLogWatcher(boost::asio::io_context& io, std::string path,
+                                   std::chrono::milliseconds interval,
+                                   std::function<void(const OpenSmLogEvent&)> on_event)
+    : io_(io), path_(std::move(path)), interval_(interval), on_event_(std::move(on_event)),
+      timer_(io) {}
+
+OpenSmLogWatcher::~OpenSmLogWatcher() {
+  Stop();
+}
+
+void OpenSmLogWatcher::Start() {
+  if (running_) return;
+  running_ = true;
+  subnet_up_count_ = 0;
+  OpenCurrent(/*from_end=*/true);
+  Arm();
+}
+
+void OpenSmLogWatcher::Stop() {
+  running_ = false;
+  timer_.cancel();
+  CloseFile();
+}
+
+void OpenSmLogWatcher::Arm() {
+  timer_.expires_after(interval_);
+  timer_.async_wait([this](const boost::system::error_code& error) {
+    if (error || !running_) return;
+    PollNow();
+    Arm();
+  });
+}
+
+bool OpenSmLogWatcher::OpenCurrent(bool from_end) {
+  CloseFile();
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return false;
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0) {
+    CloseFile();
+    return false;
+  }
+  device_ = info.st_dev;
+  inode_ = info.st_ino;
+  offset_ = from_end ? info.st_size : 0;
+  partial_.clear();
+  return true;
+}
+
+void OpenSmLogWatcher::CloseFile() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void OpenSmLogWatcher::PollNow() {
+  if (!running_) return;
+  if (fd_ < 0) {
+    if (!OpenCurrent(/*from_end=*/false)) return;  // not there yet
+  }
+  struct stat now {};
+  bool replaced = ::stat(path_.c_str(), &now) == 0 &&
+                  (now.st_ino != inode_ || now.st_dev != device_);
+  if (replaced) {
+    ReadAvailable();  // the rest of the rotated file first
+    if (!running_ || !OpenCurrent(/*from_end=*/false)) return;
+  }
+  struct stat open_file {};
+  if (::fstat(fd_, &open_file) == 0 && open_file.st_size < offset_) {
+    offset_ = 0;  // truncated
+    partial_.clear();
+  }
+  ReadAvailable();
+}
+
+void OpenSmLogWatcher::ReadAvailable() {
+  char chunk[16384];
+  while (running_ && fd_ >= 0) {
+    ssize_t n = ::pread(fd_, chunk, sizeof chunk, offset_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    offset_ += n;
+    partial_.append(chunk, static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t newline; (newline = partial_.find('\n', start)) != std::string::npos;
+         start = newline + 1) {
+      Deliver(std::string_view(partial_).substr(start, newline - start));
+      if (!running_) return;  // Stop() from inside on_event
+    }
+    partial_.erase(0, start);
+  }
+}
+
+void OpenSmLogWatcher::Deliver(std::string_view line) {
+  std::optional<Kind> kind = ClassifyOpenSmLogLine(line);
+  if (!kind) return;
+  if (*kind == Kind::kSubnetUp) ++subnet_up_count_;
+  if (on_event_) on_event_(OpenSmLogEvent{*kind, std::string(line), std::chrono::steady_clock::now()});
+}
+
+}  // namespace smsupd
