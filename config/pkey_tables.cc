@@ -49,6 +49,29 @@ Partition ImplicitDefault() {
   return partition;
 }
 
+// Fills entry.ports with the membership of every port of `ports` (`known`:
+// their GUIDs) that `members` picks.
+void AssignPorts(const ResolvedMembers& members, const std::vector<FabricPort>& ports,
+                 const std::set<Guid>& known, std::optional<Guid> sm_port,
+                 PartitionMembership& entry) {
+  std::map<Guid, Membership> named = members.Named();
+  bool is_default = entry.partition.pkey == kDefaultPKey;
+  // Without keywords (or OpenSM's 0x7fff base) only the named ports are
+  // members: no need to visit every port (big fabrics, many partitions).
+  if (members.keywords.empty() && !is_default) {
+    for (const auto& [guid, membership] : named)
+      if (known.count(guid) != 0) entry.ports.emplace(guid, membership);
+    return;
+  }
+  for (const FabricPort& port : ports) {
+    std::optional<Membership> membership = Decide(members, named, port);
+    // OpenSM's base before the file: limited in 0x7fff, the SM port full.
+    if (!membership && is_default)
+      membership = port.guid == sm_port ? Membership::kFull : Membership::kLimited;
+    if (membership) entry.ports[port.guid] = *membership;
+  }
+}
+
 }  // namespace
 
 std::vector<PartitionMembership> PartitionMemberships(const Config& config,
@@ -59,22 +82,16 @@ std::vector<PartitionMembership> PartitionMemberships(const Config& config,
 
   std::vector<PartitionMembership> result;
   bool has_default = false;
-  for (const Partition& partition : config.partitions) has_default |= partition.pkey == kDefaultPKey;
+  for (const Partition& partition : config.partitions)
+    has_default |= partition.pkey == kDefaultPKey;
   if (!has_default) result.push_back({ImplicitDefault(), {}});
   for (const Partition& partition : config.partitions) result.push_back({partition, {}});
 
+  std::set<Guid> known;
+  for (const FabricPort& port : ports) known.insert(port.guid);
   MemberResolver resolver(config);
-  for (PartitionMembership& entry : result) {
-    ResolvedMembers members = resolver.Resolve(entry.partition, sm_port);
-    std::map<Guid, Membership> named = members.Named();
-    for (const FabricPort& port : ports) {
-      std::optional<Membership> membership = Decide(members, named, port);
-      // OpenSM's base before the file: limited in 0x7fff, the SM port full.
-      if (!membership && entry.partition.pkey == kDefaultPKey)
-        membership = port.is_sm_port && port.guid == sm_port ? Membership::kFull : Membership::kLimited;
-      if (membership) entry.ports[port.guid] = *membership;
-    }
-  }
+  for (PartitionMembership& entry : result)
+    AssignPorts(resolver.Resolve(entry.partition, sm_port), ports, known, sm_port, entry);
   return result;
 }
 

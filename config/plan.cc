@@ -103,7 +103,8 @@ std::optional<Guid> SmPortOf(const Config& after, const std::vector<FabricPort>&
 }
 
 void AddNamedPorts(const Config& config, std::set<Guid>& guids) {
-  for (const auto& [host, host_guids] : config.hosts) guids.insert(host_guids.begin(), host_guids.end());
+  for (const auto& [host, host_guids] : config.hosts)
+    guids.insert(host_guids.begin(), host_guids.end());
   for (const Partition& partition : config.partitions)
     for (const Member& member : partition.members)
       if (member.kind == Member::Kind::kGuid) guids.insert(member.guid);
@@ -140,7 +141,8 @@ std::vector<std::pair<const PartitionMembership*, const PartitionMembership*>> P
   auto pair_by = [&](auto same) {
     for (size_t i = 0; i < after.size(); ++i)
       for (const PartitionMembership& old : before)
-        if (match[i] == nullptr && used.count(&old) == 0 && same(old.partition, after[i].partition)) {
+        if (match[i] == nullptr && used.count(&old) == 0 &&
+            same(old.partition, after[i].partition)) {
           match[i] = &old;
           used.insert(&old);
         }

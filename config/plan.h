@@ -8,9 +8,8 @@
 // between groups shows as the ports whose membership changes.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,12 +22,12 @@ namespace smsupd::config {
 // One port whose membership in a partition changes.
 struct MemberChange {
   Guid guid = 0;
-  std::string host;  // "" when the inventory has no name for the GUID
+  std::string host;           // "" when the inventory has no name for the GUID
   std::string before, after;  // "", "full", "limited", "both" ("" = not a member)
 };
 
 struct PartitionPlan {
-  std::string name;    // the name in `after` (in `before` when removed)
+  std::string name;        // the name in `after` (in `before` when removed)
   std::uint16_t pkey = 0;  // likewise
   enum class Kind { kAdded, kRemoved, kChanged } kind = Kind::kChanged;
   // Definition changes: "mtu 2048 -> 4096", "pkey 0x0010 -> 0x0011",
@@ -49,7 +48,7 @@ struct OptionPlan {
 };
 
 struct ConfigPlan {
-  bool changed = false;  // anything at all (YAML hash aside)
+  bool changed = false;                   // anything at all (YAML hash aside)
   std::vector<PartitionPlan> partitions;  // only added/removed/changed ones
   std::vector<OptionPlan> options;
   int ports_changed = 0;       // ports whose expected P_Key table differs

@@ -53,8 +53,8 @@ std::string PartitionsTable(const std::vector<PartitionPlan>& partitions) {
     std::string details = Joined(partition.changes, ", ");
     if (details.empty())
       details = partition.kind == PartitionPlan::Kind::kChanged ? "members only" : "-";
-    rows.push_back({PartitionPlanKindName(partition.kind), partition.name, PKeyText(partition.pkey),
-                    details});
+    rows.push_back(
+        {PartitionPlanKindName(partition.kind), partition.name, PKeyText(partition.pkey), details});
   }
   return "Partitions\n" + Table(rows);
 }
@@ -102,11 +102,14 @@ std::string ConfigPlan::Summary() const {
                     std::to_string(removed) + ", " + std::to_string(modified) + " changed");
   }
   if (!partitions.empty() || ports_changed > 0)
-    parts.push_back(ports_changed == 1 ? "1 port's P_Key table changes"
-                                       : std::to_string(ports_changed) + " ports' P_Key tables change");
+    parts.push_back(ports_changed == 1
+                        ? "1 port's P_Key table changes"
+                        : std::to_string(ports_changed) + " ports' P_Key tables change");
   if (!options.empty()) parts.push_back(Counted(options.size(), "option", "options"));
   if (!other.empty()) parts.push_back(Counted(other.size(), "other change", "other changes"));
-  parts.push_back(needs_restart ? "OpenSM restart" : opensm_affected ? "SIGHUP" : "OpenSM untouched");
+  parts.push_back(needs_restart     ? "OpenSM restart"
+                  : opensm_affected ? "SIGHUP"
+                                    : "OpenSM untouched");
   return Joined(parts, "; ");
 }
 

@@ -78,7 +78,9 @@ void CompareSm(const SmSettings& before, const SmSettings& after, SettingLines& 
   lines.Compare("sm.preempt", before.preempt, after.preempt);
   lines.Compare("sm.sm_key_file", before.sm_key_file, after.sm_key_file);
   if (before.sm_key != after.sm_key)
-    lines.Add(!before.sm_key ? "sm.sm_key set" : !after.sm_key ? "sm.sm_key removed" : "sm.sm_key changed");
+    lines.Add(!before.sm_key  ? "sm.sm_key set"
+              : !after.sm_key ? "sm.sm_key removed"
+                              : "sm.sm_key changed");
   if (before.opensm.binary != after.opensm.binary)
     lines.Add("sm.opensm.binary " + before.opensm.binary + " -> " + after.opensm.binary +
               " (used when OpenSM next starts)");
@@ -86,7 +88,8 @@ void CompareSm(const SmSettings& before, const SmSettings& after, SettingLines& 
   const FailoverSettings& b = after.failover;
   lines.Compare("sm.failover.poll_interval_ms", a.poll_interval_ms, b.poll_interval_ms);
   lines.Compare("sm.failover.miss_threshold", a.miss_threshold, b.miss_threshold);
-  lines.Compare("sm.failover.inventory_interval_ms", a.inventory_interval_ms, b.inventory_interval_ms);
+  lines.Compare("sm.failover.inventory_interval_ms", a.inventory_interval_ms,
+                b.inventory_interval_ms);
   lines.Compare("sm.failover.hold_time_s", a.hold_time_s, b.hold_time_s);
   lines.Compare("sm.failover.handover_timeout_ms", a.handover_timeout_ms, b.handover_timeout_ms);
 }
@@ -104,7 +107,8 @@ std::vector<OptionPlan> PlanOptions(const Config& before, const Config& after, G
     std::string old_value = ValueOr(old_values, option);
     std::string new_value = ValueOr(new_values, option);
     if (old_value != new_value)
-      options.push_back({std::string(option.name), old_value, new_value, !option.changeable_at_runtime});
+      options.push_back(
+          {std::string(option.name), old_value, new_value, !option.changeable_at_runtime});
   }
   return options;
 }

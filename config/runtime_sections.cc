@@ -56,10 +56,10 @@ void ReadGenerationsSection(const YAML::Node& node, ValidationState& state) {
 
 void ReadVerifySection(const YAML::Node& node, ValidationState& state) {
   VerifySettings& verify = state.config.verify;
-  ReadIntegerKeys(node, "verify",
-                  {{"sample_ports", 0, 100000, &verify.sample_ports},
-                   {"timeout_s", 1, 600, &verify.timeout_s}},
-                  state);
+  ReadIntegerKeys(
+      node, "verify",
+      {{"sample_ports", 0, 100000, &verify.sample_ports}, {"timeout_s", 1, 600, &verify.timeout_s}},
+      state);
 }
 
 }  // namespace smsupd::config

@@ -1,7 +1,8 @@
 // PlanConfigChange(): what an operator is told a config change would do.
+#include "config/plan.h"
+
 #include <gtest/gtest.h>
 
-#include "config/plan.h"
 #include "tests/config/test_support.h"
 
 namespace smsupd::config {
@@ -68,14 +69,16 @@ const PartitionPlan* Find(const ConfigPlan& plan, const std::string& name) {
 std::vector<std::string> Members(const PartitionPlan& partition) {
   std::vector<std::string> rows;
   for (const MemberChange& member : partition.members)
-    rows.push_back(member.host + " " + FormatGuid(member.guid) + " " + member.before + "->" + member.after);
+    rows.push_back(member.host + " " + FormatGuid(member.guid) + " " + member.before + "->" +
+                   member.after);
   return rows;
 }
 
 using Strings = std::vector<std::string>;
 
 TEST(Plan, SameConfigIsNoChange) {
-  ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + kCompute));
+  ConfigPlan plan =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + kCompute));
   EXPECT_FALSE(plan.changed);
   EXPECT_TRUE(plan.partitions.empty());
   EXPECT_TRUE(plan.options.empty());
@@ -90,13 +93,15 @@ TEST(Plan, ReorderedMembersAndEquivalentSelectorsAreNoChange) {
   std::string reordered =
       "  - name: compute\n    pkey: 0x1\n    mtu: 2048\n"
       "    members:\n      - { group: g }\n      - { host: h1 }\n";
-  ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + reordered));
+  ConfigPlan plan =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + reordered));
   EXPECT_FALSE(plan.changed) << plan.Format();
 }
 
 TEST(Plan, AddedPartitionListsItsSettingsAndMembers) {
-  std::string storage = "  - name: storage\n    pkey: 0x0002\n    ipoib: true\n    mtu: 4096\n"
-                        "    members:\n      - { host: h3 }\n      - { host: h1, membership: limited }\n";
+  std::string storage =
+      "  - name: storage\n    pkey: 0x0002\n    ipoib: true\n    mtu: 4096\n"
+      "    members:\n      - { host: h3 }\n      - { host: h1, membership: limited }\n";
   ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute),
                          Yaml(std::string(kDefault) + kCompute + storage));
   ASSERT_EQ(plan.partitions.size(), 1u);
@@ -104,7 +109,8 @@ TEST(Plan, AddedPartitionListsItsSettingsAndMembers) {
   EXPECT_EQ(added.kind, PartitionPlan::Kind::kAdded);
   EXPECT_EQ(added.pkey, 0x0002);
   EXPECT_EQ(added.changes, (Strings{"ipoib", "mtu 4096"}));
-  EXPECT_EQ(Members(added), (Strings{"h1 0x0002c90300000001 ->limited", "h3 0x0002c90300000004 ->full"}));
+  EXPECT_EQ(Members(added),
+            (Strings{"h1 0x0002c90300000001 ->limited", "h3 0x0002c90300000004 ->full"}));
   EXPECT_EQ(plan.ports_changed, 2);
   EXPECT_FALSE(plan.needs_restart);
   EXPECT_TRUE(plan.opensm_affected);
@@ -138,7 +144,8 @@ TEST(Plan, MovingAHostShowsItLeavingOnePartitionAndJoiningTheOther) {
   std::string compute_without_h1 =
       "  - name: compute\n    pkey: 0x0001\n    mtu: 2048\n    members:\n      - { host: h2 }\n";
   std::string storage_with_h1 =
-      "  - name: storage\n    pkey: 0x0002\n    members:\n      - { host: h3 }\n      - { host: h1 }\n";
+      "  - name: storage\n    pkey: 0x0002\n    members:\n      - { host: h3 }\n      - { host: h1 "
+      "}\n";
   ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute + kStorage),
                          Yaml(std::string(kDefault) + compute_without_h1 + storage_with_h1));
   ASSERT_EQ(plan.partitions.size(), 2u) << plan.Format();
@@ -155,7 +162,8 @@ TEST(Plan, MovingAHostShowsItLeavingOnePartitionAndJoiningTheOther) {
 TEST(Plan, FullToLimitedAndToBoth) {
   std::string limited = kCompute;
   limited.replace(limited.find("{ host: h2 }"), 12, "{ host: h2, membership: limited }");
-  ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + limited));
+  ConfigPlan plan =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + limited));
   ASSERT_EQ(plan.partitions.size(), 1u);
   EXPECT_EQ(Members(plan.partitions[0]), (Strings{"h2 0x0002c90300000002 full->limited",
                                                   "h2 0x0002c90300000003 full->limited"}));
@@ -165,7 +173,8 @@ TEST(Plan, FullToLimitedAndToBoth) {
   // `both` turns on allow_both_pkeys, which OpenSM reads only at start.
   std::string both = kCompute;
   both.replace(both.find("{ host: h1 }"), 12, "{ host: h1, membership: both }");
-  ConfigPlan to_both = Plan(Yaml(std::string(kDefault) + limited), Yaml(std::string(kDefault) + both));
+  ConfigPlan to_both =
+      Plan(Yaml(std::string(kDefault) + limited), Yaml(std::string(kDefault) + both));
   EXPECT_EQ(Members(to_both.partitions[0]),
             (Strings{"h1 0x0002c90300000001 full->both", "h2 0x0002c90300000002 limited->full",
                      "h2 0x0002c90300000003 limited->full"}));
@@ -183,7 +192,8 @@ TEST(Plan, FlagChangesAreListedWithoutMembers) {
   tuned.replace(tuned.find("    mtu: 2048\n"), 14,
                 "    mtu: 4096\n    ipoib: true\n    rate: 2.5\n    sl: 3\n    scope: 5\n"
                 "    qkey: 0xb1b\n    tclass: 32\n    indx0: true\n    defmember: full\n");
-  ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + tuned));
+  ConfigPlan plan =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + tuned));
   ASSERT_EQ(plan.partitions.size(), 1u);
   EXPECT_EQ(plan.partitions[0].kind, PartitionPlan::Kind::kChanged);
   EXPECT_EQ(plan.partitions[0].changes,
@@ -198,14 +208,16 @@ TEST(Plan, FlagChangesAreListedWithoutMembers) {
 TEST(Plan, PKeyChangeAndRename) {
   std::string new_pkey = kCompute;
   new_pkey.replace(new_pkey.find("0x0001"), 6, "0x0011");
-  ConfigPlan plan = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + new_pkey));
+  ConfigPlan plan =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + new_pkey));
   ASSERT_EQ(plan.partitions.size(), 1u);
   EXPECT_EQ(plan.partitions[0].changes, (Strings{"pkey 0x0001 -> 0x0011"}));
   EXPECT_EQ(plan.ports_changed, 3);  // h1 and both ports of h2
 
   std::string renamed = kCompute;
   renamed.replace(renamed.find("compute"), 7, "gpu");
-  ConfigPlan rename = Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + renamed));
+  ConfigPlan rename =
+      Plan(Yaml(std::string(kDefault) + kCompute), Yaml(std::string(kDefault) + renamed));
   ASSERT_EQ(rename.partitions.size(), 1u);
   EXPECT_EQ(rename.partitions[0].name, "gpu");
   EXPECT_EQ(rename.partitions[0].changes, (Strings{"name compute -> gpu"}));
@@ -215,11 +227,13 @@ TEST(Plan, PKeyChangeAndRename) {
 TEST(Plan, KeywordMembersResolveThroughTheFabricPorts) {
   constexpr Guid kStranger = 0x0002c90300000077;  // on the fabric, not in the inventory
   constexpr Guid kSwitch = 0x0008f10400000100;
-  std::vector<FabricPort> ports = {{kH1, PortKind::kCa, false},    {kH2a, PortKind::kCa, false},
-                                   {kH2b, PortKind::kCa, false},   {kStranger, PortKind::kCa, false},
-                                   {kSwitch, PortKind::kSwitch, false}, {kSm, PortKind::kCa, true}};
+  std::vector<FabricPort> ports = {
+      {kH1, PortKind::kCa, false},         {kH2a, PortKind::kCa, false},
+      {kH2b, PortKind::kCa, false},        {kStranger, PortKind::kCa, false},
+      {kSwitch, PortKind::kSwitch, false}, {kSm, PortKind::kCa, true}};
   std::string all_limited =
-      "  - name: shared\n    pkey: 0x0003\n    members:\n      - { ports: ALL, membership: limited }\n"
+      "  - name: shared\n    pkey: 0x0003\n    members:\n      - { ports: ALL, membership: limited "
+      "}\n"
       "      - { host: h1 }\n";
   std::string cas_limited = all_limited;
   cas_limited.replace(cas_limited.find("ports: ALL"), 10, "ports: ALL_CAS");
@@ -270,7 +284,8 @@ TEST(Plan, OptionChangeAppliedBySighupOrRestart) {
   EXPECT_FALSE(sighup.needs_restart);
   EXPECT_EQ(sighup.Summary(), "1 option; SIGHUP");
 
-  std::string engine = "  opensm:\n    options:\n      sweep_interval: 20\n      routing_engine: ftree\n";
+  std::string engine =
+      "  opensm:\n    options:\n      sweep_interval: 20\n      routing_engine: ftree\n";
   ConfigPlan restart = Plan(Yaml(kDefault, sweep), Yaml(kDefault, engine));
   ASSERT_EQ(restart.options.size(), 1u);
   EXPECT_EQ(restart.options[0].name, "routing_engine");
@@ -278,7 +293,8 @@ TEST(Plan, OptionChangeAppliedBySighupOrRestart) {
   EXPECT_TRUE(restart.options[0].needs_restart);
   EXPECT_TRUE(restart.needs_restart);
   EXPECT_EQ(restart.Summary(), "1 option; OpenSM restart");
-  EXPECT_NE(restart.Format().find("routing_engine  (null)  ftree  OpenSM restart"), std::string::npos)
+  EXPECT_NE(restart.Format().find("routing_engine  (null)  ftree  OpenSM restart"),
+            std::string::npos)
       << restart.Format();
 
   // Removing the option writes OpenSM's default back: a change too.
@@ -307,10 +323,11 @@ TEST(Plan, OtherSettingsAndTheKeyIsNeverPrinted) {
                            "generations:\n  keep: 3\nverify:\n  sample_ports: 0\n");
   after.replace(after.find("node: mgmt-a"), 12, "node: mgmt-b");
   ConfigPlan plan = Plan(before, after);
-  EXPECT_EQ(plan.other, (Strings{"node mgmt-a -> mgmt-b", "sm.priority 15 -> 13",
-                                 "sm.preempt true -> false", "sm.sm_key_file " + key_a + " -> " + key_b,
-                                 "sm.sm_key changed", "sm.failover.hold_time_s 60 -> 5",
-                                 "generations.keep 20 -> 3", "verify.sample_ports 32 -> 0"}));
+  EXPECT_EQ(plan.other,
+            (Strings{"node mgmt-a -> mgmt-b", "sm.priority 15 -> 13", "sm.preempt true -> false",
+                     "sm.sm_key_file " + key_a + " -> " + key_b, "sm.sm_key changed",
+                     "sm.failover.hold_time_s 60 -> 5", "generations.keep 20 -> 3",
+                     "verify.sample_ports 32 -> 0"}));
   EXPECT_TRUE(plan.options.empty());
   EXPECT_TRUE(plan.opensm_affected);  // priority and key: SIGHUP
   EXPECT_EQ(plan.Summary(), "8 other changes; SIGHUP");
@@ -340,7 +357,8 @@ TEST(Plan, InventoryChangesAreListedThenCounted) {
 
   std::string many = before;
   std::string hosts;
-  for (int i = 10; i < 22; ++i) hosts += "  n" + std::to_string(i) + ": 0x00000000000001" + std::to_string(i) + "\n";
+  for (int i = 10; i < 22; ++i)
+    hosts += "  n" + std::to_string(i) + ": 0x00000000000001" + std::to_string(i) + "\n";
   many.insert(many.find("groups:"), hosts);
   EXPECT_EQ(Plan(before, many).other, (Strings{"hosts: +12, -0, 0 changed"}));
 }
@@ -372,19 +390,18 @@ TEST(Plan, JsonHasTheWireKeys) {
   EXPECT_EQ(json["ports_changed"], 1);
   EXPECT_EQ(json["needs_restart"], true);
   EXPECT_EQ(json["other"], nlohmann::json::array());
-  EXPECT_EQ(json["partitions"][0],
-            (nlohmann::json{{"name", "storage"},
-                            {"pkey", "0x0002"},
-                            {"kind", "added"},
-                            {"changes", nlohmann::json::array()},
-                            {"members", {{{"guid", "0x0002c90300000004"},
-                                          {"host", "h3"},
-                                          {"before", ""},
-                                          {"after", "full"}}}}}));
-  EXPECT_EQ(json["options"][0], (nlohmann::json{{"name", "lmc"},
-                                                {"before", "0"},
-                                                {"after", "1"},
-                                                {"needs_restart", true}}));
+  EXPECT_EQ(json["partitions"][0], (nlohmann::json{{"name", "storage"},
+                                                   {"pkey", "0x0002"},
+                                                   {"kind", "added"},
+                                                   {"changes", nlohmann::json::array()},
+                                                   {"members",
+                                                    {{{"guid", "0x0002c90300000004"},
+                                                      {"host", "h3"},
+                                                      {"before", ""},
+                                                      {"after", "full"}}}}}));
+  EXPECT_EQ(
+      json["options"][0],
+      (nlohmann::json{{"name", "lmc"}, {"before", "0"}, {"after", "1"}, {"needs_restart", true}}));
 }
 
 }  // namespace

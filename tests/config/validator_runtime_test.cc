@@ -42,14 +42,14 @@ TEST(ValidatorRuntime, DefaultsWhenAbsent) {
 }
 
 TEST(ValidatorRuntime, EveryKeyIsRead) {
-  ValidationOutcome outcome = Validate(WithTopLevel(
-      "generations:\n  keep: 2\nverify:\n  sample_ports: 0\n  timeout_s: 600\n",
-      "  failover:\n"
-      "    poll_interval_ms: 50\n"
-      "    miss_threshold: 20\n"
-      "    inventory_interval_ms: 60000\n"
-      "    hold_time_s: 0\n"
-      "    handover_timeout_ms: 1000\n"));
+  ValidationOutcome outcome = Validate(
+      WithTopLevel("generations:\n  keep: 2\nverify:\n  sample_ports: 0\n  timeout_s: 600\n",
+                   "  failover:\n"
+                   "    poll_interval_ms: 50\n"
+                   "    miss_threshold: 20\n"
+                   "    inventory_interval_ms: 60000\n"
+                   "    hold_time_s: 0\n"
+                   "    handover_timeout_ms: 1000\n"));
   ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
   const Config& config = *outcome.config;
   EXPECT_EQ(config.sm.failover.poll_interval_ms, 50);
@@ -63,22 +63,24 @@ TEST(ValidatorRuntime, EveryKeyIsRead) {
 }
 
 TEST(ValidatorRuntime, OutOfRangeValuesNameTheRange) {
-  ValidationOutcome outcome = Validate(WithTopLevel(
-      "generations:\n  keep: 1\nverify:\n  sample_ports: -1\n  timeout_s: 0\n",
-      "  failover:\n"
-      "    poll_interval_ms: 49\n"
-      "    miss_threshold: 21\n"
-      "    inventory_interval_ms: 499\n"
-      "    hold_time_s: 3601\n"
-      "    handover_timeout_ms: 60001\n"));
+  ValidationOutcome outcome = Validate(
+      WithTopLevel("generations:\n  keep: 1\nverify:\n  sample_ports: -1\n  timeout_s: 0\n",
+                   "  failover:\n"
+                   "    poll_interval_ms: 49\n"
+                   "    miss_threshold: 21\n"
+                   "    inventory_interval_ms: 499\n"
+                   "    hold_time_s: 3601\n"
+                   "    handover_timeout_ms: 60001\n"));
   ASSERT_EQ(outcome.ErrorCount(), 8) << AllDiagnostics(outcome);
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.poll_interval_ms")->Format(),
             "test.yaml:5:23: error: sm.failover.poll_interval_ms: 49 is out of range; expected an "
             "integer 50..1000");
-  EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.miss_threshold")->valid, "expected an integer 1..20");
+  EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.miss_threshold")->valid,
+            "expected an integer 1..20");
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.inventory_interval_ms")->valid,
             "expected an integer 500..60000");
-  EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.hold_time_s")->valid, "expected an integer 0..3600");
+  EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.hold_time_s")->valid,
+            "expected an integer 0..3600");
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.handover_timeout_ms")->valid,
             "expected an integer 1000..60000");
   EXPECT_EQ(FindDiagnostic(outcome, "generations.keep")->valid, "expected an integer 2..1000");
@@ -87,8 +89,8 @@ TEST(ValidatorRuntime, OutOfRangeValuesNameTheRange) {
 }
 
 TEST(ValidatorRuntime, UnknownKeysAndWrongShapes) {
-  ValidationOutcome outcome = Validate(WithTopLevel(
-      "generations: 5\nverify:\n  sample_port: 3\n", "  failover:\n    poll_interval: 100\n"));
+  ValidationOutcome outcome = Validate(WithTopLevel("generations: 5\nverify:\n  sample_port: 3\n",
+                                                    "  failover:\n    poll_interval: 100\n"));
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.poll_interval")->valid,
             "did you mean 'poll_interval_ms'?");
@@ -125,9 +127,9 @@ TEST(ValidatorRuntime, PrioritiesReservedByTheFailoverPolicyAreRefused) {
 
 TEST(ValidatorRuntime, NothingOfItIsRenderedIntoOpenSmConf) {
   ValidationOutcome plain = Validate(BaseYaml());
-  ValidationOutcome tuned = Validate(WithTopLevel(
-      "generations:\n  keep: 7\nverify:\n  sample_ports: 3\n  timeout_s: 9\n",
-      "  failover:\n    poll_interval_ms: 60\n    hold_time_s: 1\n"));
+  ValidationOutcome tuned =
+      Validate(WithTopLevel("generations:\n  keep: 7\nverify:\n  sample_ports: 3\n  timeout_s: 9\n",
+                            "  failover:\n    poll_interval_ms: 60\n    hold_time_s: 1\n"));
   ASSERT_TRUE(plain.ok() && tuned.ok()) << AllDiagnostics(tuned);
   EXPECT_EQ(OpenSmOptionValues(*plain.config, RenderInputs{}),
             OpenSmOptionValues(*tuned.config, RenderInputs{}));
