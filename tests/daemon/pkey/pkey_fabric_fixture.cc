@@ -49,22 +49,28 @@ void PKeyFabricTest::StartWithConfig(testbed::Topology topology, const std::stri
   ASSERT_NO_FATAL_FAILURE(WaitForHeavySweep());
 }
 
-nlohmann::json PKeyFabricTest::RunVerifier(const std::string& node, int sample_ports, int runs) {
+nlohmann::json PKeyFabricTest::RunVerifier(const std::string& node, int sample_ports) {
+  std::vector<nlohmann::json> runs = RunVerifierRuns(node, sample_ports, 1);
+  return runs.empty() ? nlohmann::json::object() : runs.back();
+}
+
+std::vector<nlohmann::json> PKeyFabricTest::RunVerifierRuns(const std::string& node, int sample_ports,
+                                                            int runs) {
   auto process = fabric().RunOnNode(node,
                                     {PKEY_VERIFY_TOOL_PATH, "--config", config_path_, "--sm-port",
                                      FormatGuid(sm_port_), "--sample", std::to_string(sample_ports),
                                      "--runs", std::to_string(runs)},
                                     "verify");
   EXPECT_TRUE(process.ok()) << process.error().message;
-  if (!process.ok()) return nlohmann::json::object();
-  auto exited = (*process)->process->Wait(kToolDeadline);
+  if (!process.ok()) return {};
+  auto exited = (*process)->process->Wait(kToolDeadline * runs);
   EXPECT_TRUE(exited.ok()) << "pkey_verify_tool did not finish";
   std::ifstream output((*process)->output_path);
-  nlohmann::json last = nlohmann::json::object();
+  std::vector<nlohmann::json> lines;
   for (std::string line; std::getline(output, line);) {
-    if (!line.empty() && line[0] == '{') last = nlohmann::json::parse(line);  // skip umad2sim's chatter
+    if (!line.empty() && line[0] == '{') lines.push_back(nlohmann::json::parse(line));  // skip umad2sim's chatter
   }
-  return last;
+  return lines;
 }
 
 void PKeyFabricTest::CorruptPartitionsAndSighup(const std::string& text) {

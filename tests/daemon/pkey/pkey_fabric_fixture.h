@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,9 @@ class PKeyFabricTest : public testbed::FabricTest {
   void StartWithConfig(testbed::Topology topology, const std::string& body);
 
   // Runs pkey_verify_tool on `node` and returns its last JSON line.
-  nlohmann::json RunVerifier(const std::string& node, int sample_ports, int runs = 1);
+  nlohmann::json RunVerifier(const std::string& node, int sample_ports);
+  // The same with `runs` runs in one process: one JSON line each.
+  std::vector<nlohmann::json> RunVerifierRuns(const std::string& node, int sample_ports, int runs);
 
   // Replaces partitions.conf behind OpenSM's back and SIGHUPs it (what a
   // file corrupted after validation looks like to OpenSM).
