@@ -90,7 +90,7 @@ json PKeyApplyTest::ApplyAndExpectVerified() {
   json args = reply.Arguments();
   EXPECT_TRUE(args.is_object()) << reply.Describe();
   if (!args.is_object()) return args;
-  EXPECT_EQ(args["verification"].value("state", ""), "verified") << reply.Describe();
+  EXPECT_EQ(reply.VerificationState(), "verified") << reply.Describe();
   EXPECT_EQ(args.value("generation", 0ull), before + 1) << reply.Describe();
   EXPECT_FALSE(args.value("rolled_back", false)) << reply.Describe();
   // Verified means OpenSM finished the sweep: no waiting from here on.
@@ -113,13 +113,14 @@ json PKeyApplyTest::History(SmsupdNode& node) {
   EXPECT_EQ(history.exit_code, 0) << history.Describe();
   json args = history.Arguments();
   EXPECT_TRUE(args.is_object() && args.contains("generations")) << history.Describe();
-  return args.is_object() ? args : json::object();
+  return args.is_object() && args.contains("generations") && args["generations"].is_array() ? args
+                                                                                           : json::object();
 }
 
 json PKeyApplyTest::HistoryEntry(const json& history, std::uint64_t number) {
   for (const json& entry : history.value("generations", json::array()))
-    if (entry.value("generation", 0ull) == number) return entry;
-  return nullptr;
+    if (entry.is_object() && entry.value("generation", 0ull) == number) return entry;
+  return json::object();
 }
 
 }  // namespace smsupd::testbed::pkey

@@ -58,7 +58,7 @@ class PKeyApplyTest : public FabricTest {
 
   std::uint64_t Generation(SmsupdNode& node);  // status config.generation
   nlohmann::json History(SmsupdNode& node);    // `smctl --json history` arguments
-  // The entry of `history` for generation `number` (null when absent).
+  // The entry of `history` for generation `number` (empty when absent).
   static nlohmann::json HistoryEntry(const nlohmann::json& history, std::uint64_t number);
 
   std::vector<std::unique_ptr<SmsupdNode>> nodes_;

@@ -78,9 +78,11 @@ long Trial(Bench& bench, const std::string& label, int trial) {
   if (Status written = bench.node.WriteConfig(); !written) return -1;
   SmctlResult reply = bench.node.Smctl("--json reload --wait --timeout " + std::to_string(kReloadTimeoutS));
   json args = reply.Arguments();
-  std::string state = args.is_object() && args.contains("verification") ? args["verification"].value("state", "?") : "?";
+  std::string state = reply.VerificationState();
+  json whole = reply.Json();
+  std::string text = whole.is_object() ? whole.value("text", "") : "";
   std::printf("%-11s trial %d: %6ld ms  exit %d, %s", label.c_str(), trial, static_cast<long>(reply.elapsed.count()),
-              reply.exit_code, args.is_object() ? args.value("text", reply.Json().value("text", "")).c_str() : "");
+              reply.exit_code, text.c_str());
   std::vector<std::pair<std::string, double>> timings;
   CollectNumbers(args, "ms", "", timings);
   for (const auto& [name, value] : timings) std::printf("; daemon %s=%.0f", name.c_str(), value);

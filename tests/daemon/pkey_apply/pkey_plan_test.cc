@@ -24,10 +24,11 @@ class PKeyPlanTest : public PKeyApplyTest {
     a.erase(std::find(a.begin(), a.end(), HostMember("H1_4", "full")));
     master().config().Find("tenant-b")->members.push_back(HostMember("H1_4", "full"));
   }
-  static const json* FindPartition(const json& plan, const std::string& name) {
-    for (const json& p : plan["partitions"])
-      if (p.value("name", "") == name) return &p;
-    return nullptr;
+  // The plan's entry for partition `name` (empty when absent).
+  static json FindPartition(const json& plan, const std::string& name) {
+    for (const json& p : plan.value("partitions", json::array()))
+      if (Text(p, "name") == name) return p;
+    return json::object();
   }
 };
 
@@ -76,29 +77,27 @@ TEST_F(PKeyPlanTest, JsonNamesPartitionsMembersPortsAndOptions) {
   EXPECT_TRUE(plan.value("valid", false));
   EXPECT_FALSE(plan.value("needs_restart", true)) << "sweep_interval is re-read on SIGHUP";
 
-  const json* added = FindPartition(plan, "tenant-c");
-  const json* removed = FindPartition(plan, "tenant-b");
-  const json* changed = FindPartition(plan, "tenant-a");
-  ASSERT_TRUE(added && removed && changed) << plan.dump(2);
-  EXPECT_EQ(added->value("kind", ""), "added");
-  EXPECT_EQ(removed->value("kind", ""), "removed");
-  EXPECT_EQ(changed->value("kind", ""), "changed");
-  EXPECT_NE(changed->dump().find("mtu"), std::string::npos) << changed->dump(2);
+  json added = FindPartition(plan, "tenant-c");
+  json removed = FindPartition(plan, "tenant-b");
+  json changed = FindPartition(plan, "tenant-a");
+  EXPECT_EQ(Text(added, "kind"), "added") << plan.dump(2);
+  EXPECT_EQ(Text(removed, "kind"), "removed") << plan.dump(2);
+  EXPECT_EQ(Text(changed, "kind"), "changed") << plan.dump(2);
+  EXPECT_NE(changed.dump().find("mtu"), std::string::npos) << changed.dump(2);
   bool h1_4_left = false;
-  for (const json& member : (*changed)["members"])
-    h1_4_left |= member.value("host", "") == "H1_4" &&
-                 member.value("guid", "") == FormatGuid(master().config().hosts["H1_4"]) &&
-                 member.value("before", "") == "full" && member.value("after", "x") == "";
-  EXPECT_TRUE(h1_4_left) << changed->dump(2);
+  for (const json& member : changed.value("members", json::array()))
+    h1_4_left |= Text(member, "host") == "H1_4" && Text(member, "guid") == FormatGuid(master().config().hosts["H1_4"]) &&
+                 Text(member, "before") == "full" && Text(member, "after") == "";
+  EXPECT_TRUE(h1_4_left) << changed.dump(2);
 
   // Ports whose table changes: H2_2, H2_3 (tenant-b gone), H2_4 (tenant-c),
   // H1_4 (leaves tenant-a, tenant-b gone).
   EXPECT_EQ(plan.value("ports_changed", -1), 4) << plan.dump(2);
   bool sweep_interval = false;
-  for (const json& option : plan["options"])
-    sweep_interval |= option.value("name", "") == "sweep_interval" && option.value("after", "") == "17" &&
-                      !option.value("needs_restart", true);
-  EXPECT_TRUE(sweep_interval) << plan["options"].dump(2);
+  for (const json& option : plan.value("options", json::array()))
+    sweep_interval |= Text(option, "name") == "sweep_interval" && Text(option, "after") == "17" &&
+                      Text(option, "needs_restart") == "false";
+  EXPECT_TRUE(sweep_interval) << plan.dump(2);
 
   SmctlResult text = master().Smctl("plan " + path);
   EXPECT_EQ(text.exit_code, 0) << text.Describe();
@@ -112,6 +111,7 @@ TEST_F(PKeyPlanTest, AStartupOnlyOptionNeedsARestart) {
   SmctlResult result = master().Smctl("plan " + path + " --json --exit-code");
   EXPECT_EQ(result.exit_code, 1) << result.Describe();
   json plan = result.Arguments();
+  ASSERT_TRUE(plan.is_object()) << result.Describe();
   EXPECT_TRUE(plan.value("needs_restart", false)) << plan.dump(2);
   EXPECT_EQ(plan.value("ports_changed", -1), 0) << plan.dump(2);
 }

@@ -30,6 +30,12 @@ json SmctlResult::Arguments() const {
   return whole;
 }
 
+std::string SmctlResult::VerificationState() const {
+  json args = Arguments();
+  if (!args.is_object() || !args.contains("verification") || !args["verification"].is_object()) return "";
+  return args["verification"].value("state", "");
+}
+
 std::string SmctlResult::Describe() const {
   return "exit " + std::to_string(exit_code) + " after " + std::to_string(elapsed.count()) +
          " ms\nstdout: " + out + "\nstderr: " + err;
@@ -62,7 +68,11 @@ Status SmsupdNode::Start() {
 void SmsupdNode::Stop() {
   if (process_ != nullptr) process_->process->Stop(milliseconds(3000));  // SIGTERM stops its OpenSM
   process_ = nullptr;
-  if (pid_t opensm = OpenSmPid(); opensm > 0) ::kill(opensm, SIGKILL);
+  // Only the OpenSM of this node: the pid file may be stale.
+  pid_t opensm = OpenSmPid();
+  if (opensm > 0 && ReadOrEmpty("/proc/" + std::to_string(opensm) + "/cmdline").find(config_.StateDir()) !=
+                        std::string::npos)
+    ::kill(opensm, SIGKILL);
 }
 
 SmctlResult SmsupdNode::Smctl(const std::string& args, std::chrono::seconds deadline) const {
@@ -116,6 +126,11 @@ pid_t SmsupdNode::OpenSmPid() const {
 }
 
 std::string SmsupdNode::PartitionsConf() const { return ReadOrEmpty(StatePath("partitions.conf")); }
+
+std::string Text(const json& value, const std::string& key) {
+  if (!value.is_object() || !value.contains(key) || value[key].is_null()) return "";
+  return value[key].is_string() ? value[key].get<std::string>() : value[key].dump();
+}
 
 void CollectNumbers(const json& value, const std::string& part, const std::string& prefix,
                     std::vector<std::pair<std::string, double>>& out) {

@@ -31,6 +31,8 @@ struct SmctlResult {
   nlohmann::json Json() const;
   // A response's "arguments" when stdout is a whole response, else stdout.
   nlohmann::json Arguments() const;
+  // The reply's verification.state ("" when there is none).
+  std::string VerificationState() const;
   std::string Describe() const;  // for failure messages
 };
 
@@ -77,6 +79,10 @@ class SmsupdNode {
   ConfigSpec config_;
   NodeProcess* process_ = nullptr;
 };
+
+// `json[key]` as text: "" when missing or null, strings as they are, other
+// values dumped. Never throws.
+std::string Text(const nlohmann::json& json, const std::string& key);
 
 // Looks for a key (in any object, at any depth) whose name contains `part`
 // and whose value is a number: for timings the daemon may report.
