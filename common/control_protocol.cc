@@ -247,6 +247,35 @@ Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
   return args;
 }
 
+nlohmann::json ToJson(const FailoverArguments& args) {
+  nlohmann::json json = {{"wait", args.wait}, {"timeout_s", args.timeout_s}};
+  if (args.to) json["to"] = FormatGuid(*args.to);
+  return json;
+}
+
+Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments) {
+  FailoverArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"to", "wait", "timeout_s"});
+  reader.Bool("wait", &args.wait, false);
+  if (const json* to = reader.Find("to", false)) {
+    auto guid = to->is_string() ? ParseGuid(to->get<std::string>()) : std::nullopt;
+    if (!guid)
+      reader.Fail("arguments.to", "expected a port GUID \"0x\" + 16 hex digits, got " + Describe(*to));
+    else
+      args.to = *guid;
+  }
+  if (const json* timeout = reader.Find("timeout_s", false)) {
+    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
+        timeout->get<double>() <= 0 || timeout->get<double>() > 3600)
+      reader.Fail("arguments.timeout_s", "expected seconds in (0, 3600], got " + Describe(*timeout));
+    else
+      args.timeout_s = timeout->get<double>();
+  }
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments) {
   if (!arguments.is_object())
     return Error{"arguments: expected an object, got " + Describe(arguments)};
@@ -254,6 +283,8 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
     if (auto parsed = ParseEventsArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "reload") {
     if (auto parsed = ParseReloadArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "failover") {
+    if (auto parsed = ParseFailoverArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "version" || command.name == "list-commands" ||
              command.name == "status") {
     if (!arguments.empty())
@@ -356,7 +387,7 @@ nlohmann::json ToJson(const StatusWire& status) {
   if (status.master)
     master = {{"guid", GuidJson(status.master->guid)}, {"lid", status.master->lid},
               {"priority", status.master->priority}, {"host", status.master->host}};
-  return {
+  nlohmann::json json = {
       {"node", status.node},
       {"local_sm", {{"state", local.state}, {"priority", local.priority},
                     {"guid", GuidJson(local.guid)}, {"lid", local.lid}, {"pid", local.pid}}},
@@ -368,6 +399,12 @@ nlohmann::json ToJson(const StatusWire& status) {
       {"config", {{"generation", status.config.generation}, {"hash", status.config.hash}}},
       {"health", {{"problems", problems}}},
   };
+  if (status.failover) {
+    const FailoverWire& f = *status.failover;
+    json["failover"] = {{"state", f.state}, {"role", f.role}, {"preempt", f.preempt},
+                        {"commanded_priority", f.commanded_priority}};
+  }
+  return json;
 }
 
 Result<StatusWire> ParseStatusWire(const nlohmann::json& json) {
@@ -379,6 +416,16 @@ Result<StatusWire> ParseStatusWire(const nlohmann::json& json) {
   if (const auto* master = reader.Find("master", true)) ReadMaster(reader, *master, &status.master);
   ReadArray(reader, reader.Find("sms", true), "status.sms", ParseSm, &status.sms);
   if (const auto* config = reader.Find("config", true)) ReadConfig(reader, *config, &status.config);
+  if (const auto* failover = reader.Find("failover", false)) {
+    FieldReader f(*failover, "status.failover");
+    FailoverWire wire;
+    f.String("state", &wire.state);
+    f.String("role", &wire.role);
+    f.Bool("preempt", &wire.preempt);
+    f.Integer("commanded_priority", &wire.commanded_priority, -1, 15);
+    if (f.error()) reader.Fail("", f.error()->message);
+    status.failover = wire;
+  }
   if (const auto* health = reader.Find("health", true)) {
     FieldReader health_reader(*health, "status.health");
     ReadArray(health_reader, health_reader.Find("problems", true), "status.health.problems",

@@ -94,7 +94,7 @@ inline constexpr std::array<CommandInfo, 11> kCommands = {{
     {"reload", 4, Access::kChanging, 1, false, "re-read, validate and apply the config file"},
     {"validate", 5, Access::kReadOnly, 1, false, "validate the config file on disk or given text"},
     {"render", 6, Access::kChanging, 1, false, "render config text into OpenSM's files"},
-    {"failover", 7, Access::kChanging, 1, true, "hand mastership to another SM"},
+    {"failover", 7, Access::kChanging, 1, false, "hand mastership to another SM"},
     {"plan", 8, Access::kReadOnly, 1, true, "what a reload would change"},
     {"history", 9, Access::kReadOnly, 1, true, "applied config generations"},
     {"rollback", 10, Access::kChanging, 1, true, "re-apply an earlier generation"},
@@ -155,6 +155,18 @@ struct ReloadArguments {
 nlohmann::json ToJson(const ReloadArguments& args);
 Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments);
 
+// `failover` (7): hand mastership to another SM (smctl failover). `to`: the
+// port GUID of the SM that must become master (default: the one OpenSM
+// picks, the highest-ranked STANDBY). `wait`: answer when the new master is
+// in place (or the handover failed), else as soon as it started.
+struct FailoverArguments {
+  std::optional<Guid> to;
+  bool wait = false;
+  double timeout_s = 15;
+};
+nlohmann::json ToJson(const FailoverArguments& args);
+Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments);
+
 // Checks the arguments of any known command (unknown keys are refused, so a
 // typo is not silently ignored).
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments);
@@ -208,8 +220,19 @@ struct ProblemWire {
   std::string since;  // RFC 3339 UTC with milliseconds
 };
 
+// The failover supervisor (docs/failover.md): its state (STANDBY, MASTER,
+// TAKING_OVER, HANDING_OVER, ...), the configured role and preempt mode, and
+// the sm_priority it currently asks of OpenSM.
+struct FailoverWire {
+  std::string state;
+  std::string role;
+  bool preempt = true;
+  int commanded_priority = -1;  // -1: none asked yet
+};
+
 struct StatusWire {
   std::string node;
+  std::optional<FailoverWire> failover;  // wire: failover (absent from older daemons)
   LocalSmWire local_sm;
   OpenSmWire opensm;
   std::optional<MasterWire> master;  // null when no master is seen

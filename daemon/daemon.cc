@@ -16,7 +16,8 @@ Daemon::Daemon(DaemonOptions options, Notifier& notifier)
                     raised ? "PROBLEM_RAISED" : "PROBLEM_CLEARED", problem.id, problem.text);
         AddEvent(raised ? control::kEventProblemRaised : control::kEventProblemCleared,
                  {{"id", problem.id}, {"text", problem.text}});
-      }) {}
+      }),
+      stop_timer_(io_) {}
 
 Daemon::~Daemon() = default;
 
@@ -29,14 +30,20 @@ int Daemon::Run() {
     if (worker_) worker_->Stop();
     return 1;
   }
+  WaitForSignals();
+  StartWatchdog();
+  // The failover policy starts (or has adopted) OpenSM; READY=1 follows that.
+  failover_->Start();
+  io_.run();
+  return exit_code_;
+}
+
+void Daemon::SendReady() {
+  if (ready_sent_) return;
+  ready_sent_ = true;
   notifier_.Notify("READY=1\nSTATUS=" + StatusLine());
   spdlog::info("DAEMON_READY config {} generation {}, control socket {}", config_.source_path,
                generation_.number, config_.control.socket);
-  WaitForSignals();
-  StartWatchdog();
-  observer_->Start();
-  io_.run();
-  return exit_code_;
 }
 
 Status Daemon::StartUp() {
@@ -68,14 +75,15 @@ Status Daemon::StartUp() {
   supervisor_ = std::make_unique<OpenSmSupervisor>(
       io_, launcher_, processes_, clock_, spec, options_.opensm_tuning,
       [this](const OpenSmEvent& event) { OnSupervisorEvent(event); });
-  Status opensm = supervisor_->Start();
-  if (!opensm) return Error{"cannot start OpenSM: " + opensm.message()};
-
-  observer_ = std::make_unique<SubnetObserver>(
-      io_, *worker_, options_.poll_interval,
-      [this](const SubnetObservation& seen, const std::vector<ObservedChange>& changes) {
-        OnSubnetPoll(seen, changes);
-      });
+  policy::PolicyConfig policy = MakePolicyConfig();
+  if (std::string unusable = policy::CheckPolicyConfig(policy); !unusable.empty())
+    return Error{"failover settings: " + unusable};
+  failover_ = std::make_unique<FailoverController>(io_, *worker_, std::move(policy),
+                                                   MakeFailoverTiming(),
+                                                   config_.sm.sm_key.value_or(0), *this);
+  // A running OpenSM of ours (smsupd restarted) is adopted as it is; else the
+  // failover policy starts one once it has seen the subnet (StartOpenSm).
+  if (supervisor_->Adopt()) SendReady();
   return Status::Ok();
 }
 
@@ -86,6 +94,11 @@ Result<Guid> Daemon::ResolvePortGuid() {
   } else {
     UmadFabricOptions fabric_options;
     fabric_options.port_guid = config_.sm.port_guid;
+    // The master's liveness poll: three short attempts inside one poll
+    // interval, so one dropped MAD is not a miss and a dead master costs a
+    // round no more than ~150 ms (docs/failover.md "Watching").
+    fabric_options.smp = MadTimeouts{std::chrono::milliseconds(50), 3};
+    fabric_options.sa = MadTimeouts{std::chrono::milliseconds(300), 2};
     fabric = std::make_shared<UmadFabric>(fabric_options);
   }
   worker_ = std::make_unique<MadWorker>(io_, std::move(fabric));
@@ -131,17 +144,33 @@ void Daemon::WaitForSignals() {
   });
 }
 
+// SIGTERM: the failover policy hands over first when this SM is MASTER,
+// then stops OpenSM (StopOpenSm -> FinishStop). The timer makes sure the
+// process ends even if that never completes.
 void Daemon::Shutdown() {
   stopping_ = true;
   notifier_.Notify("STOPPING=1");
-  observer_->Stop();
-  server_->Stop();
-  supervisor_->Stop([this] {
-    worker_->Stop();
-    signals_.cancel();
-    watchdog_timer_.cancel();
-    io_.stop();
+  auto limit = std::chrono::milliseconds(config_.sm.failover.handover_timeout_ms) +
+               options_.opensm_tuning.stop_deadline + std::chrono::seconds(5);
+  stop_timer_.expires_after(limit);
+  stop_timer_.async_wait([this](boost::system::error_code error) {
+    if (error) return;
+    spdlog::error("STOP_FORCED the handover and stop did not finish in time; stopping OpenSM now");
+    supervisor_->Stop([this] { FinishStop(); });
   });
+  failover_->StopRequested();
+}
+
+void Daemon::FinishStop() {
+  if (finished_) return;
+  finished_ = true;
+  failover_->Stop();
+  server_->Stop();
+  worker_->Stop();
+  signals_.cancel();
+  watchdog_timer_.cancel();
+  stop_timer_.cancel();
+  io_.stop();
 }
 
 // Pinged from the event loop itself: a wedged loop stops the pings and

@@ -1,7 +1,7 @@
 // The smsupd daemon: loads the config, resolves the local port, renders
 // OpenSM's files, runs OpenSM (OpenSmSupervisor), serves smctl
 // (control::ControlServer, this class is its CommandHandler), polls the
-// subnet (SubnetObserver) and speaks to systemd (Notifier).
+// subnet and fails over (FailoverController) and speaks to systemd (Notifier).
 //
 // Start-up order (READY=1 only when all of it worked): config -> control
 // socket bound (a live socket is never taken over: one daemon per config) ->
@@ -25,6 +25,7 @@
 #include "daemon/config_files.h"
 #include "daemon/control/control_server.h"
 #include "daemon/control/event_log.h"
+#include "daemon/failover_controller.h"
 #include "daemon/fabric/mad_worker.h"
 #include "daemon/health_problems.h"
 #include "daemon/notifier.h"
@@ -35,9 +36,11 @@
 
 namespace smsupd {
 
+// A stable log ID as an event kind: OPENSM_EXITED -> "opensm-exited".
+std::string EventKindOf(std::string_view log_id);
+
 struct DaemonOptions {
   std::string config_path = "/etc/smsupd/smsupd.yaml";
-  std::chrono::milliseconds poll_interval{1000};
   // How long start-up may wait for the local port (a simulated port blocks
   // while no simulator listens).
   std::chrono::milliseconds port_deadline{15000};
@@ -48,7 +51,7 @@ struct DaemonOptions {
   SupervisorTuning opensm_tuning;
 };
 
-class Daemon : public control::CommandHandler {
+class Daemon : public control::CommandHandler, public FailoverActuator {
  public:
   Daemon(DaemonOptions options, Notifier& notifier);
   ~Daemon() override;
@@ -58,6 +61,10 @@ class Daemon : public control::CommandHandler {
 
   void Handle(const control::Request& request, const control::Caller& caller,
               Reply reply) override;
+
+  // The sm_priority the failover policy currently asks of OpenSM; every
+  // rendering of opensm.conf uses it (nullopt: sm.priority).
+  std::optional<int> CommandedPriority() const;
 
  private:
   Status StartUp();
@@ -79,6 +86,21 @@ class Daemon : public control::CommandHandler {
   void OnSupervisorEvent(const OpenSmEvent& event);
   void OnSubnetPoll(const SubnetObservation& seen, const std::vector<ObservedChange>& changes);
   void AddEvent(std::string_view kind, nlohmann::json details);
+  // Another subnet poll as soon as possible (after a reload, an exit).
+  void PollSoon();
+
+  // --- failover (issue 5): daemon_failover.cc ---
+  policy::PolicyConfig MakePolicyConfig() const;
+  FailoverTiming MakeFailoverTiming() const;
+  void HandleFailover(const control::Request& request, Reply reply);
+  void SetLocalPriority(int priority) override;
+  void StartOpenSm(int priority, bool restart) override;
+  void StopOpenSm() override;
+  void Problem(const std::string& id, const std::string& text, bool raised) override;
+  void FailoverEvent(const std::string& kind, const std::string& text) override;
+  void Observed(const SubnetObservation& seen) override;
+  void SendReady();
+  void FinishStop();
 
   DaemonOptions options_;
   Notifier& notifier_;
@@ -97,7 +119,12 @@ class Daemon : public control::CommandHandler {
   std::unique_ptr<MadWorker> worker_;
   std::unique_ptr<OpenSmSupervisor> supervisor_;
   std::unique_ptr<control::ControlServer> server_;
-  std::unique_ptr<SubnetObserver> observer_;
+  std::unique_ptr<FailoverController> failover_;
+  SubnetObservation seen_;               // the last round, for change events
+  std::optional<int> rendered_priority_;  // sm_priority in opensm.conf now
+  boost::asio::steady_timer stop_timer_;  // SIGTERM: exit even if a step hangs
+  bool ready_sent_ = false;
+  bool finished_ = false;
   std::set<std::string> pending_restart_;  // startup-only changes not yet in effect
   std::string published_status_;
   bool opensm_has_exited_ = false;

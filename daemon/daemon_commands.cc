@@ -23,7 +23,7 @@ nlohmann::json DiagnosticsJson(const config::ValidationOutcome& outcome) {
 }  // namespace
 
 void Daemon::Handle(const control::Request& request, const control::Caller& caller, Reply reply) {
-  if (!supervisor_ || !observer_)  // the socket is bound before OpenSM runs
+  if (!supervisor_ || !failover_)  // the socket is bound before OpenSM runs
     return reply(MakeResponse(ResultCode::kError, "smsupd is starting; try again"));
   if (request.command == "status") {
     reply(MakeResponse(ResultCode::kSuccess, StatusLine(), control::ToJson(BuildStatus())));
@@ -33,6 +33,9 @@ void Daemon::Handle(const control::Request& request, const control::Caller& call
     spdlog::info("RELOAD_REQUESTED by uid {} (pid {}){}", caller.uid, caller.pid,
                  args->restart ? " with restart allowed" : "");
     Reload(*args, std::move(reply));
+  } else if (request.command == "failover") {
+    spdlog::info("FAILOVER_COMMAND by uid {} (pid {})", caller.uid, caller.pid);
+    HandleFailover(request, std::move(reply));
   } else if (request.command == "validate" && request.arguments.empty()) {
     auto outcome = config::LoadAndValidate(options_.config_path);
     reply(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
@@ -82,7 +85,7 @@ void Daemon::Reload(const control::ReloadArguments& args, Reply reply) {
 void Daemon::FinishReload(config::Config next, const std::vector<std::string>& restart_options,
                           const control::ReloadArguments& args, Reply reply) {
   Guid port = next.sm.port_guid.value_or(port_guid_);
-  auto hash = WriteRenderedConfig(next, port);
+  auto hash = WriteRenderedConfig(next, port, CommandedPriority());
   if (!hash) {
     spdlog::error("CONFIG_NOT_WRITTEN {}", hash.error().message);
     return reply(MakeResponse(ResultCode::kError, "cannot write OpenSM's files: " + hash.error().message));
@@ -121,7 +124,7 @@ void Daemon::FinishReload(config::Config next, const std::vector<std::string>& r
     health_.Raise("RESTART_NEEDED", why);
     text += "; " + why;
   }
-  observer_->PollSoon();
+  PollSoon();
   reply(MakeResponse(ResultCode::kSuccess, text, details));
 }
 

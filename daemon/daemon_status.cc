@@ -9,14 +9,14 @@
 #include "daemon/daemon.h"
 
 namespace smsupd {
-namespace {
-
 // OPENSM_EXITED -> "opensm-exited": the event kinds of control_protocol.h.
 std::string EventKindOf(std::string_view log_id) {
   std::string kind(log_id);
   for (char& c : kind) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
   return kind;
 }
+
+namespace {
 
 std::string HostName() {
   char name[256] = {};
@@ -39,7 +39,7 @@ control::StatusWire Daemon::BuildStatus() const {
   status.opensm = {static_cast<int>(opensm.pid),
                    std::chrono::duration_cast<std::chrono::seconds>(opensm.uptime).count(),
                    opensm.restarts, port_guid_};
-  const SubnetObservation& seen = observer_->latest();
+  const SubnetObservation& seen = seen_;
   status.local_sm.guid = port_guid_;
   status.local_sm.lid = seen.local_port.lid;
   status.local_sm.pid = opensm.pid;
@@ -56,6 +56,10 @@ control::StatusWire Daemon::BuildStatus() const {
                           record.info.priority, HostOf(config_, record.info.guid)});
   }
   status.config = {generation_.number, generation_.hash};
+  const policy::FailoverPolicy& policy = failover_->policy();
+  status.failover = control::FailoverWire{policy::SupervisorStateName(policy.state()),
+                                          config::RoleName(config_.sm.role), config_.sm.preempt,
+                                          policy.commanded_priority().value_or(-1)};
   status.problems = health_.List();
   return status;
 }
@@ -63,11 +67,11 @@ control::StatusWire Daemon::BuildStatus() const {
 // "MASTER, priority 15, 1 standby, config gen 3".
 std::string Daemon::StatusLine() const {
   std::string generation = "config gen " + std::to_string(generation_.number);
-  if (!supervisor_ || !observer_) return "starting, " + generation;
+  if (!supervisor_ || !failover_) return "starting, " + generation;
   OpenSmSnapshot opensm = supervisor_->Snapshot();
   if (opensm.state != OpenSmSnapshot::State::kRunning)
     return std::string("OpenSM ") + SupervisorStateName(opensm.state) + ", " + generation;
-  const SubnetObservation& seen = observer_->latest();
+  const SubnetObservation& seen = seen_;
   if (!seen.local_sm) return "OpenSM running (pid " + std::to_string(opensm.pid) + "), " + generation;
   int standbys = static_cast<int>(std::count_if(seen.sms.begin(), seen.sms.end(), [&](const SmRecord& r) {
     return r.info.state == SmState::kStandby && r.info.guid != port_guid_;
@@ -102,7 +106,14 @@ void Daemon::OnSupervisorEvent(const OpenSmEvent& event) {
   }
   if (event.kind == "OPENSM_EXITED") opensm_has_exited_ = true;
   AddEvent(kind, details);
-  if (observer_) observer_->PollSoon();
+  // The failover policy hears of every start and exit at once (a MASTER's
+  // exit hands over to the best standby in the same step).
+  if (failover_) {
+    if (event.kind == "OPENSM_STARTED" || event.kind == "OPENSM_ADOPTED")
+      failover_->OpenSmChanged(true, "");
+    else if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_STOPPED")
+      failover_->OpenSmChanged(false, event.details);
+  }
   if (server_) PublishStatus();
 }
 

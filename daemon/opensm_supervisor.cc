@@ -49,6 +49,11 @@ Status OpenSmSupervisor::Start() {
   return Spawn();
 }
 
+bool OpenSmSupervisor::Adopt() {
+  if (state_ != State::kStopped || !PrepareOpenSmDirectories(spec_)) return false;
+  return TryAdopt();
+}
+
 bool OpenSmSupervisor::TryAdopt() {
   auto record = ReadPidFile(spec_.PidFilePath());
   if (!record) return false;  // first start, or stopped cleanly

@@ -71,6 +71,9 @@ class OpenSmSupervisor {
   // Adopts the OpenSM named by the pid file when it is really ours for this
   // port; otherwise starts one. An error only when OpenSM cannot be started.
   Status Start();
+  // Only the adoption half of Start(): true when a running OpenSM of ours
+  // (pid file, same binary, port and config) is now supervised.
+  bool Adopt();
   // SIGTERM, SIGKILL after the deadline; `done` runs once OpenSM is gone.
   void Stop(std::function<void()> done);
   // Stop, then start with `spec` (reload --restart).

@@ -121,6 +121,23 @@ int RunReload(const GlobalOptions& options, const control::ReloadArguments& args
   return kExitOk;
 }
 
+// The daemon answers a --wait failover once the new master is in place (or
+// the handover failed): wait that long too.
+int RunFailover(const GlobalOptions& options, const control::FailoverArguments& args,
+                std::ostream& out, std::ostream& err) {
+  GlobalOptions patient = options;
+  patient.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000) + 2000);
+  ControlClient client(patient.socket, patient.timeout);
+  int exit_code;
+  auto response = Ask(client, patient, "failover", control::ToJson(args), out, err, &exit_code);
+  if (!response) return exit_code;
+  if (options.json)
+    out << control::SerializeResponse(*response) << "\n";
+  else
+    out << (response->text.empty() ? "failover started" : response->text) << "\n";
+  return kExitOk;
+}
+
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
   ControlClient client(options.socket, options.timeout);
   int exit_code;

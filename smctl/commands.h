@@ -22,6 +22,8 @@ int RunEvents(const GlobalOptions& options, std::uint64_t since, bool follow, st
               std::ostream& err);
 int RunReload(const GlobalOptions& options, const control::ReloadArguments& args,
               std::ostream& out, std::ostream& err);
+int RunFailover(const GlobalOptions& options, const control::FailoverArguments& args,
+                std::ostream& out, std::ostream& err);
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunListCommands(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 

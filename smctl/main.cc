@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/guid.h"
 #include "config/commands.h"
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
@@ -21,6 +22,8 @@ struct Choices {
   std::uint64_t since = 0;
   bool follow = false;
   smsupd::control::ReloadArguments reload;
+  smsupd::control::FailoverArguments failover;
+  std::string failover_to;
   std::string file;
   std::string out_dir;
 };
@@ -45,6 +48,16 @@ void AddCommands(CLI::App& app, Choices& choices) {
   reload->add_option("--timeout", choices.reload.timeout_s, "seconds --wait may take (default 30)")
       ->check(CLI::Range(0.001, 86400.0));
   AddJsonFlag(*reload, choices);
+  auto* failover = app.add_subcommand("failover", "hand mastership to another SM, without a gap");
+  failover->add_option("--to", choices.failover_to, "port GUID of the SM that must become master")
+      ->check([](const std::string& text) {
+        return smsupd::ParseGuid(text) ? std::string() : "not a port GUID (0x + 16 hex digits)";
+      });
+  failover->add_flag("--wait", choices.failover.wait, "return once the new master is in place");
+  failover->add_option("--timeout", choices.failover.timeout_s,
+                       "seconds the daemon may take (default 15)")
+      ->check(CLI::Range(0.001, 3600.0));
+  AddJsonFlag(*failover, choices);
   auto* validate = app.add_subcommand("validate", "check a config file (offline)");
   validate->add_option("FILE", choices.file, "the smsupd.yaml to check")->required();
   AddJsonFlag(*validate, choices);
@@ -63,6 +76,11 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("events"))
     return RunEvents(global, choices.since, choices.follow, std::cout, std::cerr);
   if (app.got_subcommand("reload")) return RunReload(global, choices.reload, std::cout, std::cerr);
+  if (app.got_subcommand("failover")) {
+    smsupd::control::FailoverArguments args = choices.failover;
+    if (!choices.failover_to.empty()) args.to = smsupd::ParseGuid(choices.failover_to);
+    return RunFailover(global, args, std::cout, std::cerr);
+  }
   if (app.got_subcommand("validate"))
     return smsupd::config::RunValidateCommand(choices.file, global.json, std::cout, std::cerr);
   if (app.got_subcommand("render"))

@@ -71,7 +71,6 @@ class DaemonTest : public ::testing::Test {
     fabric_->AddSm(1, {kPortGuid, 0, 0, 15, SmState::kMaster});
     fabric_->SetPortInfo(1, PortInfo{1, 1, kPortStateActive, 5, 0, kCapabilityIsSm, 1, kPortGuid});
     options_.config_path = dir_ + "/smsupd.yaml";
-    options_.poll_interval = 50ms;
     options_.make_fabric = [this](std::optional<Guid>) { return fabric_; };
   }
   void TearDown() override {

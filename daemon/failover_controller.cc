@@ -1,0 +1,210 @@
+#include "daemon/failover_controller.h"
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace smsupd {
+namespace {
+
+using SteadyNow = std::chrono::steady_clock;
+
+// OpenSM logged ERR 2F18 this recently: SM_KEY_MISMATCH stays raised.
+constexpr std::chrono::seconds kSmKeyMismatchMemory{60};
+
+policy::SmState ToPolicy(SmState state) { return static_cast<policy::SmState>(state); }
+
+std::vector<policy::SmEntry> ToPolicy(const std::vector<SmRecord>& records) {
+  std::vector<policy::SmEntry> out;
+  for (const SmRecord& r : records)
+    out.push_back({r.info.guid, r.lid, ToPolicy(r.info.state), r.info.priority});
+  return out;
+}
+
+}  // namespace
+
+FailoverController::FailoverController(boost::asio::io_context& io, MadWorker& worker,
+                                       policy::PolicyConfig config, FailoverTiming timing,
+                                       std::uint64_t sm_key, FailoverActuator& actuator)
+    : io_(io), worker_(worker), timing_(timing), sm_key_(sm_key), actuator_(actuator),
+      policy_(std::move(config), SteadyNow::now()), round_timer_(io), reply_timer_(io) {}
+
+FailoverController::~FailoverController() = default;
+
+void FailoverController::Start() {
+  running_ = true;
+  inventory_due_ = SteadyNow::now();
+  RunRound();
+}
+
+void FailoverController::Stop() {
+  running_ = false;
+  round_timer_.cancel();
+  reply_timer_.cancel();
+}
+
+void FailoverController::PollSoon() {
+  if (in_round_) {
+    round_again_ = true;
+  } else if (running_) {
+    round_timer_.cancel();
+    RunRound();
+  }
+}
+
+void FailoverController::ScheduleRound(std::chrono::milliseconds delay) {
+  round_timer_.expires_after(delay);
+  round_timer_.async_wait([this](boost::system::error_code error) {
+    if (!error && running_) RunRound();
+  });
+}
+
+void FailoverController::RunRound() {
+  if (in_round_) return;
+  in_round_ = true;
+  round_started_ = SteadyNow::now();
+  WatchRequest request;
+  request.inventory = round_started_ >= inventory_due_;
+  for (const SmRecord& r : inventory_) request.known_sm_lids.push_back(r.lid);
+  worker_.Submit(
+      [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
+      [this, asked = request.inventory](Result<WatchRound> round) {
+        in_round_ = false;
+        if (!running_) return;
+        if (round) {
+          if (asked) inventory_due_ = round_started_ + timing_.inventory_interval;
+          OnRound(*round);
+        } else {
+          // The MAD thread did not come back: nothing new is known about the
+          // local side; the master counts as one more unanswered poll.
+          spdlog::warn("WATCH_ROUND_LATE {}", round.error().message);
+          WatchRound stale = last_round_;
+          stale.master.reset();
+          stale.master_port_answers.reset();
+          stale.sms.reset();
+          OnRound(stale);
+        }
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyNow::now() -
+                                                                             round_started_);
+        auto delay = round_again_ ? std::chrono::milliseconds(0)
+                                  : std::max(std::chrono::milliseconds(0),
+                                             timing_.poll_interval - elapsed);
+        round_again_ = false;
+        ScheduleRound(delay);
+      },
+      timing_.round_deadline);
+}
+
+void FailoverController::OnRound(const WatchRound& round) {
+  UpdateMasterWatch(round);
+  UpdateInventory(round);
+  last_round_ = round;
+  Step(Observe(round, round.sms.has_value()));
+  actuator_.Observed(latest_);
+}
+
+// Consecutive misses of the SM the local port names as master. The port
+// cross-check must have failed in every round of the streak to count as
+// "node gone": one answer means the node lives (a busy link drops MADs).
+void FailoverController::UpdateMasterWatch(const WatchRound& round) {
+  if (round.master_lid == 0) {
+    watch_.reset();
+    return;
+  }
+  if (!watch_ || watch_->lid != round.master_lid) {
+    watch_ = policy::MasterWatch{};
+    watch_->lid = round.master_lid;
+    for (const SmRecord& r : inventory_)
+      if (r.lid == round.master_lid) watch_->guid = r.info.guid;
+    port_silent_streak_ = true;
+  }
+  if (round.master) {
+    watch_->guid = round.master->guid;
+    watch_->priority = round.master->priority;
+    watch_->state = ToPolicy(round.master->state);
+    watch_->act_count = round.master->act_count;
+    watch_->consecutive_misses = 0;
+    watch_->port_answers.reset();
+    port_silent_streak_ = true;
+    return;
+  }
+  ++watch_->consecutive_misses;
+  if (round.master_port_answers == true) port_silent_streak_ = false;
+  if (round.master_port_answers.has_value() || !port_silent_streak_)
+    watch_->port_answers = !port_silent_streak_;
+  if (watch_->consecutive_misses == 1 || watch_->consecutive_misses % 10 == 0)
+    spdlog::info("MASTER_POLL_MISSED master {} LID {}: {} poll(s) unanswered, its port {}",
+                 FormatGuid(watch_->guid), watch_->lid, watch_->consecutive_misses,
+                 watch_->port_answers == false ? "silent" : "answers");
+}
+
+// The status picture: first-hand reads of this round over the last list.
+void FailoverController::UpdateInventory(const WatchRound& round) {
+  if (round.sms) inventory_ = *round.sms;
+  SubnetObservation seen;
+  seen.valid = true;
+  seen.port_error = round.port_error;
+  if (round.local_port) seen.local_port = *round.local_port;
+  seen.local_sm = opensm_running_ ? round.local_sm : std::nullopt;
+  const uint16_t local_lid = round.local_port ? round.local_port->lid : 0;
+  if (round.master) {
+    seen.master = SmRecord{round.master_lid, *round.master};
+  } else if (round.local_port && round.local_port->sm_lid == local_lid && local_lid != 0 &&
+             seen.local_sm) {
+    seen.master = SmRecord{local_lid, *seen.local_sm};
+  }
+  seen.sms = inventory_;
+  for (SmRecord& r : seen.sms) {
+    if (seen.local_sm && r.lid == local_lid) r.info = *seen.local_sm;
+    if (round.master && r.lid == round.master_lid) r.info = *round.master;
+  }
+  if (seen.local_sm && std::none_of(seen.sms.begin(), seen.sms.end(),
+                                    [&](const SmRecord& r) { return r.lid == local_lid; }))
+    seen.sms.push_back({local_lid, *seen.local_sm});
+  latest_ = std::move(seen);
+}
+
+policy::Observation FailoverController::Observe(const WatchRound& round, bool fresh_inventory) {
+  policy::Observation obs;
+  obs.opensm = {opensm_running_, opensm_exit_info_};
+  if (round.local_sm)
+    obs.local_sm = policy::LocalSmInfo{ToPolicy(round.local_sm->state), round.local_sm->priority,
+                                       round.local_sm->act_count};
+  if (round.local_port)
+    obs.local_port = policy::LocalPort{round.local_port->port_state, round.local_port->lid,
+                                       round.local_port->sm_lid};
+  obs.master = watch_;
+  if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
+  obs.sm_key_mismatch = sm_key_mismatch_at_ &&
+                        SteadyNow::now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
+  obs.command = pending_command_;
+  pending_command_.reset();
+  return obs;
+}
+
+void FailoverController::Step(policy::Observation observation) {
+  policy::Actions actions = policy_.Decide(observation, SteadyNow::now());
+  for (const policy::Action& action : actions) Execute(action);
+}
+
+// Outside a round: the last round's reads, no list (the policy must not take
+// an old list for a fresh one), the new facts about OpenSM or the command.
+void FailoverController::OpenSmChanged(bool running, const std::string& exit_info) {
+  opensm_running_ = running;
+  opensm_exit_info_ = running ? "" : exit_info;
+  boost::asio::post(io_, [this] {
+    if (!running_) return;
+    Step(Observe(last_round_, false));
+    PollSoon();
+  });
+}
+
+void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = SteadyNow::now(); }
+
+void FailoverController::StopRequested() {
+  pending_command_ = policy::OperatorCommand{policy::OperatorCommand::Kind::kStop, std::nullopt};
+  Step(Observe(last_round_, false));
+}
+
+}  // namespace smsupd

@@ -1,0 +1,69 @@
+#include "daemon/failover_watch.h"
+
+#include <algorithm>
+#include <map>
+
+namespace smsupd {
+namespace {
+
+// Step 4: the SA's list corrected by first-hand answers. An SM that does not
+// answer its own SMInfo is listed NOTACTIVE (the SA's row may be seconds old);
+// one only we knew of and that does not answer is dropped.
+std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRound& round,
+                                                   const std::vector<uint16_t>& known) {
+  std::map<uint16_t, SmRecord> by_lid;
+  bool from_sa = false;
+  if (auto records = fabric.GetSmInfoRecords()) {
+    from_sa = true;
+    for (const SmRecord& r : *records) by_lid[r.lid] = r;
+  }
+  for (uint16_t lid : known)
+    if (lid != 0 && !by_lid.contains(lid)) by_lid[lid] = SmRecord{lid, {}};
+  const uint16_t local_lid = round.local_port ? round.local_port->lid : 0;
+  std::vector<SmRecord> out;
+  for (auto& [lid, record] : by_lid) {
+    if (lid == local_lid) continue;  // the local SM is added below
+    if (lid == round.master_lid && round.master) {
+      record.info = *round.master;
+    } else if (auto info = fabric.GetSmInfo(lid)) {
+      record.info = *info;
+    } else if (record.info.guid != 0) {
+      record.info.state = SmState::kNotActive;
+    } else {
+      continue;
+    }
+    out.push_back(record);
+  }
+  if (round.local_sm && local_lid != 0) out.push_back({local_lid, *round.local_sm});
+  if (!from_sa && out.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
+  WatchRound round;
+  auto port = fabric.LocalPortInfo();
+  if (!port) {
+    round.port_error = port.error().message;
+    return round;
+  }
+  round.local_port = *port;
+  if (auto local = fabric.GetSmInfo(0)) round.local_sm = *local;
+  if (port->sm_lid != 0 && port->sm_lid != port->lid) {
+    round.master_lid = port->sm_lid;
+    if (auto master = fabric.GetSmInfo(port->sm_lid)) {
+      round.master = *master;
+    } else {
+      round.master_port_answers = fabric.GetPortInfo(port->sm_lid, 0).ok();
+    }
+  }
+  const bool master_healthy = round.master_lid == 0 || round.master.has_value();
+  const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
+  if (request.inventory && master_healthy && sa_reachable) {
+    round.sms = TakeInventory(fabric, round, request.known_sm_lids);
+  }
+  return round;
+}
+
+}  // namespace smsupd

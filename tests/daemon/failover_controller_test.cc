@@ -1,0 +1,215 @@
+// FailoverController on a fake fabric: the watch rounds feed the real
+// policy, and its actions reach the actuator or the fabric (HANDOVERs).
+// Timings are shortened; every wait is for a condition, with a deadline.
+#include "daemon/failover_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+
+#include "tests/daemon/fabric/fake_fabric.h"
+
+namespace smsupd {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr Guid kLocal = 0x0002c90300000002;
+constexpr Guid kRemote = 0x0002c90300000001;
+
+struct Recorded {
+  std::vector<int> priorities;              // SetLocalPriority
+  std::vector<std::pair<int, bool>> starts;  // StartOpenSm(priority, restart)
+  int stops = 0;
+  std::vector<std::string> events;
+  std::map<std::string, bool> problems;
+};
+
+class RecordingActuator : public FailoverActuator {
+ public:
+  void SetLocalPriority(int priority) override { seen.priorities.push_back(priority); }
+  void StartOpenSm(int priority, bool restart) override { seen.starts.push_back({priority, restart}); }
+  void StopOpenSm() override { ++seen.stops; }
+  void Problem(const std::string& id, const std::string&, bool raised) override {
+    seen.problems[id] = raised;
+  }
+  void FailoverEvent(const std::string& kind, const std::string&) override {
+    seen.events.push_back(kind);
+  }
+  void Observed(const SubnetObservation&) override {}
+  Recorded seen;
+};
+
+class FailoverControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fabric_ = std::make_shared<FakeFabric>();
+    worker_ = std::make_unique<MadWorker>(io_, fabric_);
+  }
+  void TearDown() override {
+    if (controller_) controller_->Stop();
+    worker_->Stop();
+  }
+
+  void Start(policy::Role role) {
+    policy::PolicyConfig config;
+    config.local_guid = kLocal;
+    config.role = role;
+    config.startup_wait = 200ms;
+    FailoverTiming timing{20ms, 40ms, 1000ms};
+    controller_ = std::make_unique<FailoverController>(io_, *worker_, config, timing, 0, actuator_);
+    controller_->Start();
+  }
+
+  // The local SM at LID 2, the remote one at LID 1; `master_lid` is where
+  // both ports point.
+  void TwoSms(SmState local, SmState remote, uint16_t master_lid) {
+    fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, master_lid});
+    fabric_->AddSm(1, {kRemote, 0, 0, remote == SmState::kMaster ? 15 : 5, remote});
+    fabric_->AddSm(2, {kLocal, 0, 0, local == SmState::kMaster ? 15 : 5, local});
+  }
+
+  bool RunUntil(const std::function<bool()>& done, std::chrono::milliseconds limit = 5000ms) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      io_.run_for(5ms);
+    }
+    return true;
+  }
+  bool InState(policy::SupervisorState state) { return controller_->policy().state() == state; }
+  bool HandoverTo(uint16_t lid) {
+    for (const auto& h : fabric_->handovers())
+      if (h.target_lid == lid) return true;
+    return false;
+  }
+  // OpenSM runs (as if started by the supervisor after StartOpenSm).
+  void OpenSmRuns() {
+    ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); })) << "no StartOpenSm";
+    controller_->OpenSmChanged(true, "");
+  }
+
+  boost::asio::io_context io_;
+  std::shared_ptr<FakeFabric> fabric_;
+  std::unique_ptr<MadWorker> worker_;
+  RecordingActuator actuator_;
+  std::unique_ptr<FailoverController> controller_;
+};
+
+TEST_F(FailoverControllerTest, StartsAtTheRolePriorityWhenTheSubnetHasNoSm) {
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateInit, 0, 0});
+  Start(policy::Role::kMaster);
+  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); }));
+  EXPECT_EQ(actuator_.seen.starts[0], std::make_pair(15, false));
+}
+
+TEST_F(FailoverControllerTest, ARoleMasterJoinsUnderARunningMasterAsAStandby) {
+  TwoSms(SmState::kNotActive, SmState::kMaster, 1);
+  Start(policy::Role::kMaster);
+  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); }));
+  EXPECT_LT(actuator_.seen.starts[0].first, 15) << "a 15 started under a MASTER leaves no master";
+}
+
+TEST_F(FailoverControllerTest, TakesOverOnlyOnceTheMasterNodeIsGone) {
+  TwoSms(SmState::kStandby, SmState::kMaster, 1);
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
+  io_.run_for(300ms);  // many rounds with an answering master
+  EXPECT_FALSE(HandoverTo(2)) << "took over from a live master";
+
+  fabric_->RemoveNode(1);
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(2); })) << "no take-over";
+  EXPECT_EQ(fabric_->handovers().back().sent.guid, kLocal) << "HANDOVER payload must carry our GUID";
+  EXPECT_NE(std::find(actuator_.seen.events.begin(), actuator_.seen.events.end(), "MASTER_LOST"),
+            actuator_.seen.events.end());
+}
+
+TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {
+  TwoSms(SmState::kStandby, SmState::kMaster, 1);
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
+  // A call dropped every 10 ms (a lossy link): polls are missed now and
+  // then, but the master's port keeps answering and it answers again.
+  for (int i = 0; i < 60; ++i) {
+    fabric_->DropNext(1);
+    io_.run_for(10ms);
+  }
+  EXPECT_FALSE(HandoverTo(2));
+  EXPECT_TRUE(InState(policy::SupervisorState::kStandby));
+}
+
+TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnce) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
+  ASSERT_TRUE(RunUntil([&] { return !controller_->policy().view().empty() &&
+                                    controller_->policy().view().size() == 2; }));
+  controller_->OpenSmChanged(false, "signal 9");
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
+  ASSERT_GE(actuator_.seen.starts.size(), 2u);
+  EXPECT_TRUE(actuator_.seen.starts.back().second) << "OpenSM is restarted";
+  EXPECT_LT(actuator_.seen.starts.back().first, 15) << "restarted as a standby";
+}
+
+TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandbyIsMaster) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
+                                    controller_->policy().view().size() == 2; }));
+  std::optional<std::pair<bool, nlohmann::json>> answer;
+  controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
+                        [&](bool ok, const std::string&, nlohmann::json details) {
+                          answer = std::make_pair(ok, details);
+                        });
+  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.priorities.empty(); }));
+  EXPECT_EQ(actuator_.seen.priorities.back(), 0) << "the master yields by priority 0";
+  EXPECT_FALSE(answer) << "--wait answers only once the handover completed";
+
+  // What OpenSM does after the SIGHUP: hand over to the standby.
+  fabric_->SetSmState(2, SmState::kStandby);
+  fabric_->SetSmState(1, SmState::kMaster);
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
+  ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
+  EXPECT_TRUE(answer->first);
+  EXPECT_EQ(answer->second["to"], FormatGuid(kRemote));
+}
+
+TEST_F(FailoverControllerTest, FailoverWithoutAStandbyIsRefusedWithTheReason) {
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
+  fabric_->AddSm(2, {kLocal, 0, 0, 15, SmState::kMaster});
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
+  std::optional<std::pair<bool, std::string>> answer;
+  controller_->Failover(std::nullopt, false, 5000ms,
+                        [&](bool ok, const std::string& text, nlohmann::json) {
+                          answer = std::make_pair(ok, text);
+                        });
+  ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
+  EXPECT_FALSE(answer->first);
+  EXPECT_NE(answer->second.find("no healthy STANDBY"), std::string::npos) << answer->second;
+  EXPECT_TRUE(actuator_.seen.priorities.empty() || actuator_.seen.priorities.back() != 0);
+}
+
+TEST_F(FailoverControllerTest, StopOnTheMasterHandsOverBeforeStoppingOpenSm) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
+                                    controller_->policy().view().size() == 2; }));
+  controller_->StopRequested();
+  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.priorities.empty(); }));
+  EXPECT_EQ(actuator_.seen.priorities.back(), 0);
+  EXPECT_EQ(actuator_.seen.stops, 0) << "OpenSM stopped before the handover";
+  fabric_->SetSmState(2, SmState::kStandby);
+  fabric_->SetSmState(1, SmState::kMaster);
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
+  ASSERT_TRUE(RunUntil([&] { return actuator_.seen.stops > 0; }));
+}
+
+}  // namespace
+}  // namespace smsupd
