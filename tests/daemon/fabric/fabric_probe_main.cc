@@ -4,7 +4,7 @@
 // node (umad2sim preload) and compare its answers with the test bed's.
 //
 //   fabric_probe [--port-guid 0x..] [--timeout-ms N] [--attempts N]
-//                [--deadline-ms N] COMMAND...
+//                [--deadline-ms N] [--discovery-window N] COMMAND...
 // COMMAND: local | active-ports | sminfo:LID | portinfo:LID:PORT |
 //          nodeinfo:LID | smrecords | pkeys:LID:PORT | discover |
 //          handover:LID:GUID:PRIORITY | wait-master:LID:MS | wait-smlid:LID:MS |
@@ -47,6 +47,8 @@ bool ParseFlags(int argc, char** argv, Flags& flags) {
       flags.fabric.smp.per_attempt = std::chrono::milliseconds(std::stoi(argv[++i]));
     } else if (arg == "--attempts" && has_value) {
       flags.fabric.smp.attempts = std::stoi(argv[++i]);
+    } else if (arg == "--discovery-window" && has_value) {
+      flags.fabric.discovery_window = static_cast<size_t>(std::stoi(argv[++i]));
     } else if (arg == "--deadline-ms" && has_value) {
       flags.deadline = std::chrono::milliseconds(std::stoi(argv[++i]));
     } else if (arg.rfind("--", 0) == 0) {
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
   Flags flags;
   if (!ParseFlags(argc, argv, flags)) {
     std::cerr << "usage: fabric_probe [--port-guid 0x..] [--timeout-ms N] [--attempts N] "
-                 "[--deadline-ms N] COMMAND...\n";
+                 "[--deadline-ms N] [--discovery-window N] COMMAND...\n";
     return 2;
   }
   std::vector<ProbeCommand> commands;

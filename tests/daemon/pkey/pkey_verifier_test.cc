@@ -76,10 +76,15 @@ class PKeyVerifierTest : public ::testing::Test {
     port.lid = lid;
     port.node_description = type == NodeType::kSwitch ? "L1" : "node-" + std::to_string(lid);
     ports_.push_back(port);
-    // Real tables have empty slots and any order.
-    table.insert(table.begin(), 0x0000);
-    table.push_back(0x0000);
-    fabric_.SetPKeyTable(lid, port.port_num, table);
+    SetTable(lid, port.port_num, table);
+  }
+
+  // A table as GetPKeyTable returns it: up to the port's capacity (8 here),
+  // with empty slots, in any order.
+  void SetTable(uint16_t lid, int port, std::vector<uint16_t> entries) {
+    entries.insert(entries.begin(), 0x0000);
+    entries.resize(8, 0x0000);
+    fabric_.SetPKeyTable(lid, port, entries);
   }
 
   PKeyVerification Verify(int sample_ports = 32) {
@@ -105,7 +110,7 @@ TEST_F(PKeyVerifierTest, MatchingFabricIsVerified) {
 }
 
 TEST_F(PKeyVerifierTest, MissingPKeyIsAMismatchNamedByHost) {
-  fabric_.SetPKeyTable(2, 1, {0x7fff});
+  SetTable(2, 1, {0x7fff});
   PKeyVerification result = Verify();
   EXPECT_FALSE(result.ok());
   ASSERT_EQ(result.mismatches.size(), 1u);
@@ -115,7 +120,7 @@ TEST_F(PKeyVerifierTest, MissingPKeyIsAMismatchNamedByHost) {
 }
 
 TEST_F(PKeyVerifierTest, FullVersusLimitedIsAMismatch) {
-  fabric_.SetPKeyTable(3, 1, {0x7fff, 0x8001});  // h2 should be limited
+  SetTable(3, 1, {0x7fff, 0x8001});  // h2 should be limited
   PKeyVerification result = Verify();
   ASSERT_EQ(result.mismatches.size(), 1u);
   EXPECT_EQ(result.mismatches[0].Describe(), "h2 0x0002c90300000301: 0x0001 expected limited, is full");
@@ -124,7 +129,7 @@ TEST_F(PKeyVerifierTest, FullVersusLimitedIsAMismatch) {
 }
 
 TEST_F(PKeyVerifierTest, ExtraPKeyIsAMismatch) {
-  fabric_.SetPKeyTable(4, 1, {0x7fff, 0x8002, 0x8005});
+  SetTable(4, 1, {0x7fff, 0x8002, 0x8005});
   PKeyVerification result = Verify();
   ASSERT_EQ(result.mismatches.size(), 1u);
   // h3 is named by a guid member only: no host name, its node description.
@@ -132,7 +137,7 @@ TEST_F(PKeyVerifierTest, ExtraPKeyIsAMismatch) {
 }
 
 TEST_F(PKeyVerifierTest, BothNeedsBothEntries) {
-  fabric_.SetPKeyTable(3, 1, {0x7fff, 0x0001, 0x8001});  // h2 has both, config says limited
+  SetTable(3, 1, {0x7fff, 0x0001, 0x8001});  // h2 has both, config says limited
   PKeyVerification result = Verify();
   ASSERT_EQ(result.mismatches.size(), 1u);
   EXPECT_EQ(result.ToJson()["mismatches"][0]["actual"]["0x0001"], "both");
@@ -165,8 +170,8 @@ TEST_F(PKeyVerifierTest, NamedPortNotOnTheFabricIsReportedNotFailed) {
 }
 
 TEST_F(PKeyVerifierTest, OpenSmFallbackIsRecognised) {
-  for (uint16_t lid : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) fabric_.SetPKeyTable(lid, 1, {0xffff});
-  fabric_.SetPKeyTable(20, 0, {0xffff});
+  for (uint16_t lid : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) SetTable(lid, 1, {0xffff});
+  SetTable(20, 0, {0xffff});
   PKeyVerification result = Verify();
   EXPECT_TRUE(result.default_fallback);
   EXPECT_FALSE(result.ok());
@@ -185,8 +190,8 @@ partitions:
 )", "test.yaml");
   ASSERT_TRUE(outcome.config.has_value());
   config_ = *outcome.config;
-  for (uint16_t lid : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) fabric_.SetPKeyTable(lid, 1, {0xffff});
-  fabric_.SetPKeyTable(20, 0, {0xffff});
+  for (uint16_t lid : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) SetTable(lid, 1, {0xffff});
+  SetTable(20, 0, {0xffff});
   PKeyVerification result = Verify();
   EXPECT_TRUE(result.ok()) << result.ToJson().dump(2);
   EXPECT_FALSE(result.default_fallback);
@@ -219,6 +224,15 @@ TEST_F(PKeyVerifierTest, SampleAlwaysHoldsASwitchPort) {
   std::vector<DiscoveredPort> chosen = ChoosePortsToVerify(config_, ports_, options);
   ASSERT_EQ(chosen.size(), 5u);
   EXPECT_EQ(chosen.back().node_type, NodeType::kSwitch);
+}
+
+// The switch's table holds 2 entries and the config asks for 2: OpenSM
+// may program fewer, never others.
+TEST_F(PKeyVerifierTest, FullTableOnlyNeedsExpectedEntries) {
+  fabric_.SetPKeyTable(20, 0, {0x7fff, 0x0000});  // capacity 2, 0x0002 left out
+  EXPECT_TRUE(Verify().ok()) << Verify().Summary();
+  fabric_.SetPKeyTable(20, 0, {0x7fff, 0x0005});
+  EXPECT_EQ(Verify().mismatches.size(), 1u);
 }
 
 TEST_F(PKeyVerifierTest, NoSampleReadsOnlyTheNamedPorts) {
