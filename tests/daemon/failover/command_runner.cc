@@ -1,0 +1,82 @@
+#include "tests/daemon/failover/command_runner.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include "tests/testbed/child_process.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::testbed {
+namespace {
+
+std::atomic<int> next_run{0};
+
+std::string ReadAndRemove(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  return text;
+}
+
+// Reads `fd` until end-of-file or `end`; false when the deadline passed.
+bool ReadUntilEof(int fd, Clock::time_point end, std::string& out) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<milliseconds>(end - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(left));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char chunk[16384];
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    out.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
+std::string CommandResult::Describe() const {
+  std::string text = exit_code < 0 ? "killed or not started" : "exit " + std::to_string(exit_code);
+  text += " after " + std::to_string(elapsed.count()) + " ms";
+  if (!err.empty()) text += ", stderr: " + err;
+  if (!out.empty()) text += ", stdout: " + out;
+  return text;
+}
+
+CommandResult RunCommand(const std::vector<std::string>& argv, milliseconds deadline,
+                         const std::string& scratch_dir) {
+  CommandResult result;
+  const Clock::time_point start = Clock::now();
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.unset_env = {"LD_PRELOAD"};
+  spec.output_path = scratch_dir + "/command-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(next_run++) + ".err";
+  spec.pipe_stdout = true;
+  Result<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(spec);
+  if (!child) {
+    result.err = child.error().message;
+    return result;
+  }
+  bool finished = ReadUntilEof((*child)->stdout_fd(), start + deadline, result.out);
+  auto left = std::chrono::duration_cast<milliseconds>(start + deadline - Clock::now());
+  Result<ExitStatus> status = finished ? (*child)->Wait(std::max(left, milliseconds(100)))
+                                       : Result<ExitStatus>(Error{"deadline"});
+  if (!status) (*child)->Kill();
+  if (status && !status->signaled) result.exit_code = status->code;
+  child->reset();
+  result.err = ReadAndRemove(spec.output_path);
+  if (!status) result.err += "(killed: still running after " + std::to_string(deadline.count()) + " ms)";
+  result.elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+  return result;
+}
+
+}  // namespace smsupd::testbed

@@ -1,0 +1,195 @@
+#include "tests/daemon/failover/failover_bed.h"
+
+#include <thread>
+
+#include "tests/testbed/fabric_conditions.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::testbed {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kPortActive = 4;
+constexpr milliseconds kProbeInterval(20);
+constexpr milliseconds kStatusInterval(100);
+
+std::string LocalState(const json& status) {
+  auto local = status.find("local_sm");
+  if (local == status.end() || !local->is_object()) return "";
+  return local->value("state", std::string());
+}
+
+}  // namespace
+
+FailoverBed::FailoverBed(SimulatedFabric& fabric, FailoverBedOptions options)
+    : fabric_(fabric), options_(std::move(options)) {
+  const auto& management = fabric_.topology().management_nodes();
+  names_ = {management[0], management[1]};
+}
+
+FailoverBed::~FailoverBed() { StopAll(); }
+
+void FailoverBed::StopAll() {
+  if (monitor_) monitor_->Stop();
+  for (auto& node : nodes_) node->Kill();
+}
+
+Status FailoverBed::StartNode(int index, SmStateValue expected) {
+  SmsupdNodeSpec spec;
+  spec.node = names_[index];
+  spec.role = index == 0 ? "master" : "standby";
+  spec.preempt = options_.preempt;
+  spec.hold_time_s = options_.hold_time_s;
+  spec.hosts = names_;
+  spec.extra_sm_yaml = options_.extra_sm_yaml;
+  Result<std::unique_ptr<SmsupdNode>> node = SmsupdNode::Create(fabric_, spec);
+  if (!node) return Error{node.error().message};
+  nodes_.push_back(std::move(*node));
+  if (Status s = nodes_.back()->Start(); !s) return s;
+  if (lids_.empty()) {
+    // The master's own sweep gives both SM nodes their LIDs.
+    for (const std::string& name : names_) {
+      Result<uint16_t> lid = WaitForCaLid(probe(), fabric_.topology(), name, options_.setup_deadline);
+      if (!lid) return Error{lid.error().message + "\n" + Diagnostics()};
+      lids_.push_back(*lid);
+    }
+  }
+  if (Status s = WaitForProbeState(names_[index], expected, options_.setup_deadline); !s) return s;
+  return WaitForSmsupdState(names_[index], SmStateText(static_cast<int>(expected)), options_.setup_deadline);
+}
+
+Status FailoverBed::Start() {
+  if (Status s = StartNode(0, SmStateValue::kMaster); !s) return s;
+  if (Status s = WaitForSoleMaster(names_[0], options_.setup_deadline); !s) return s;
+  if (options_.monitor) {
+    monitor_ = std::make_unique<MasterMonitor>(
+        fabric_, std::vector<WatchedSm>{{names_[0], lids_[0]}, {names_[1], lids_[1]}});
+    monitor_->Start();
+  }
+  if (!options_.start_standby) return Status::Ok();
+  // Only now: two OpenSMs started together can both become master (FABRIC.md).
+  if (Status s = StartNode(1, SmStateValue::kStandby); !s) return s;
+  if (Status s = WaitForSoleMaster(names_[0], options_.setup_deadline); !s) return s;
+  // A healthy standby is one the master's smsupd knows: only then can it
+  // hand over to it at once.
+  return WaitForListedSm(names_[0], names_[1], "STANDBY", options_.setup_deadline);
+}
+
+SmsupdNode& FailoverBed::Node(const std::string& name) { return name == names_[0] ? master() : standby(); }
+
+uint16_t FailoverBed::LidOf(const std::string& node) const {
+  for (size_t i = 0; i < names_.size() && i < lids_.size(); ++i)
+    if (names_[i] == node) return lids_[i];
+  return 0;
+}
+
+std::string FailoverBed::DescribeSoleMaster(const std::string& node) {
+  std::string seen;
+  int masters = 0;
+  bool expected_is_master = false;
+  for (const std::string& name : names_) {
+    Result<SmInfoView> sm = probe().SmInfo(LidOf(name));
+    std::string state = sm ? SmStateText(sm->state) : "silent";
+    seen += name + " " + state + "; ";
+    if (sm && sm->is_master()) {
+      ++masters;
+      expected_is_master = expected_is_master || name == node;
+    }
+  }
+  Result<PortInfoView> far = probe().LocalPortInfo();
+  if (!far) return seen + "far HCA: " + far.error().message;
+  seen += "far HCA port state " + std::to_string(far->state) + ", SM LID " + std::to_string(far->sm_lid) +
+          " (" + node + " is LID " + std::to_string(LidOf(node)) + ")";
+  bool ok = masters == 1 && expected_is_master && far->state == kPortActive && far->sm_lid == LidOf(node);
+  return ok ? "" : seen;
+}
+
+Status FailoverBed::WaitForSoleMaster(const std::string& node, milliseconds deadline) {
+  Status s = WaitFor(
+      "exactly one MASTER, " + node + ", and the far HCA pointing at it",
+      [&](std::string& why) { return (why = DescribeSoleMaster(node)).empty(); }, deadline, kProbeInterval);
+  if (!s) return Error{s.message() + "\n" + Diagnostics()};
+  return s;
+}
+
+Status FailoverBed::WaitForProbeState(const std::string& node, SmStateValue state, milliseconds deadline) {
+  Result<SmInfoView> sm = WaitForSmState(probe(), LidOf(node), state, deadline);
+  if (!sm) return Error{node + ": " + sm.error().message + "\n" + Diagnostics()};
+  return Status::Ok();
+}
+
+Status FailoverBed::WaitForSmsupdState(const std::string& node, const std::string& state, milliseconds deadline) {
+  Status s = WaitFor(
+      "smsupd on " + node + " to report its SM " + state,
+      [&](std::string& why) {
+        Result<json> status = Node(node).StatusJson();
+        if (!status) {
+          why = status.error().message;
+          return false;
+        }
+        why = status->dump();
+        return LocalState(*status) == state;
+      },
+      deadline, kStatusInterval);
+  if (!s) return Error{s.message() + "\n" + Diagnostics()};
+  return s;
+}
+
+Status FailoverBed::WaitForListedSm(const std::string& node, const std::string& sm, const std::string& state,
+                                    milliseconds deadline) {
+  const std::string guid = FormatGuid(Node(sm).port_guid());
+  Status s = WaitFor(
+      "smsupd on " + node + " to list " + sm + " as " + state,
+      [&](std::string& why) {
+        Result<json> status = Node(node).StatusJson();
+        if (!status) {
+          why = status.error().message;
+          return false;
+        }
+        why = status->value("sms", json::array()).dump();
+        for (const json& listed : status->value("sms", json::array()))
+          if (listed.value("guid", std::string()) == guid && listed.value("state", std::string()) == state) return true;
+        return false;
+      },
+      deadline, kStatusInterval);
+  if (!s) return Error{s.message() + "\n" + Diagnostics()};
+  return s;
+}
+
+Status FailoverBed::Hold(const std::string& what, const std::function<bool(std::string& why)>& condition,
+                         milliseconds duration, milliseconds interval) {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point end = start + duration;
+  for (;;) {
+    std::string why;
+    if (!condition(why)) {
+      auto after = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+      return Error{what + " stopped holding after " + std::to_string(after) + " ms: " + why};
+    }
+    if (Clock::now() >= end) return Status::Ok();
+    std::this_thread::sleep_for(std::min<Clock::duration>(interval, end - Clock::now()));
+  }
+}
+
+Status FailoverBed::UnlinkNode(const std::string& node) { return fabric_.UnlinkPort(node, 1); }
+Status FailoverBed::RelinkNode(const std::string& node) { return fabric_.RelinkPort(node, 1); }
+Status FailoverBed::DropMads(const std::string& node, int percent) { return fabric_.SetErrorRate(node, 1, percent); }
+
+std::vector<json> FailoverBed::EventsOfKind(const std::string& node, const std::string& kind) {
+  std::vector<json> matching;
+  Result<std::vector<json>> events = Node(node).Events();
+  if (!events) return matching;
+  for (const json& event : *events)
+    if (SameEventKind(event.value("kind", std::string()), kind)) matching.push_back(event);
+  return matching;
+}
+
+std::string FailoverBed::Diagnostics() {
+  std::string text;
+  for (auto& node : nodes_) text += node->LogTail();
+  if (monitor_) text += "--- monitor: " + monitor_->Snapshot().Describe() + "\n";
+  return text;
+}
+
+}  // namespace smsupd::testbed

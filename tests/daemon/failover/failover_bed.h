@@ -1,0 +1,98 @@
+// Two smsupd + OpenSM pairs on a simulated fabric: the role master on the
+// first management node (H1_1), the role standby on the second (H1_2), and
+// the checks failover tests and the benchmark make through the test bed's
+// own MAD queries (never through smsupd's or OpenSM's word):
+//   - "exactly one MASTER and it is X": SMInfo of both SMs, plus the far
+//     HCA's PortInfo (Active, SM LID = X's LID);
+//   - a background MasterMonitor (no two MASTERs, no moment without one);
+//   - faults: kill -9 of an OpenSM, SIGTERM of an smsupd, a node's port
+//     unlinked / relinked in ibsim, MAD drops on a node's link.
+// Usable without GoogleTest (the benchmark links it too).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "tests/daemon/failover/master_monitor.h"
+#include "tests/daemon/failover/smsupd_node.h"
+#include "tests/testbed/fabric_probe.h"
+#include "tests/testbed/simulated_fabric.h"
+
+namespace smsupd::testbed {
+
+struct FailoverBedOptions {
+  bool preempt = true;
+  int hold_time_s = 2;
+  std::string extra_sm_yaml;  // more lines under sm: in both YAML files
+  bool monitor = true;        // run a MasterMonitor from the first election on
+  bool start_standby = true;  // false: only the role master runs (no redundancy)
+  std::chrono::milliseconds setup_deadline{60000};
+};
+
+class FailoverBed {
+ public:
+  FailoverBed(SimulatedFabric& fabric, FailoverBedOptions options);
+  ~FailoverBed();  // StopAll()
+
+  // Starts the role master, waits until the fabric shows it sole MASTER,
+  // starts the monitor, then the standby, and waits until the fabric and
+  // both smsupds show MASTER + STANDBY.
+  Status Start();
+  // Stops the monitor, then kills both smsupds and their OpenSMs.
+  void StopAll();
+
+  SmsupdNode& master() { return *nodes_[0]; }    // role master (H1_1)
+  SmsupdNode& standby() { return *nodes_[1]; }   // role standby (H1_2)
+  SmsupdNode& Node(const std::string& name);
+  const std::string& master_name() const { return names_[0]; }
+  const std::string& standby_name() const { return names_[1]; }
+  uint16_t LidOf(const std::string& node) const;
+  MasterMonitor* monitor() { return monitor_.get(); }
+  FabricProbe& probe() { return fabric_.probe(); }
+
+  // "" when the SMs' SMInfo shows exactly one MASTER, it is `node`, and the
+  // far HCA's port is Active pointing at it; otherwise what the fabric shows.
+  std::string DescribeSoleMaster(const std::string& node);
+  Status WaitForSoleMaster(const std::string& node, std::chrono::milliseconds deadline);
+  // SMInfo of `node`'s SM in `state`, as the probe reads it.
+  Status WaitForProbeState(const std::string& node, SmStateValue state, std::chrono::milliseconds deadline);
+  // smctl --json status of `node`: local_sm.state == `state`.
+  Status WaitForSmsupdState(const std::string& node, const std::string& state,
+                            std::chrono::milliseconds deadline);
+  // smctl --json status of `node` lists `sm`'s SM in `state` (sms[]).
+  Status WaitForListedSm(const std::string& node, const std::string& sm, const std::string& state,
+                         std::chrono::milliseconds deadline);
+  // Checks `condition` every `interval` for all of `duration`; the first
+  // violation fails with its `why`.
+  static Status Hold(const std::string& what, const std::function<bool(std::string& why)>& condition,
+                     std::chrono::milliseconds duration,
+                     std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+
+  // The node's HCA port down / up in ibsim (the node is gone / back).
+  Status UnlinkNode(const std::string& node);
+  Status RelinkNode(const std::string& node);
+  // Drops `percent` of the MADs that reach the node's port.
+  Status DropMads(const std::string& node, int percent);
+
+  // Every event of `node`'s smsupd whose kind matches (MASTER_LOST ==
+  // master-lost); empty on error.
+  std::vector<nlohmann::json> EventsOfKind(const std::string& node, const std::string& kind);
+  // Both nodes' recent logs and the monitor's report, for failure messages.
+  std::string Diagnostics();
+
+ private:
+  Status StartNode(int index, SmStateValue expected);
+
+  SimulatedFabric& fabric_;
+  FailoverBedOptions options_;
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<SmsupdNode>> nodes_;
+  std::vector<uint16_t> lids_;
+  std::unique_ptr<MasterMonitor> monitor_;
+};
+
+}  // namespace smsupd::testbed

@@ -1,0 +1,218 @@
+#include "tests/daemon/failover/failover_bench_trials.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "tests/daemon/failover/failover_bed.h"
+#include "tests/testbed/fabric_conditions.h"
+#include "tests/testbed/opensm_process.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::testbed {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using SystemClock = std::chrono::system_clock;
+
+constexpr int kPortActive = 4;
+// The far HCA is read every 10 ms: the resolution of every time printed.
+constexpr milliseconds kFarInterval(10);
+constexpr milliseconds kCallDeadline(5000);
+
+TrialResult Failed(TrialResult result, const std::string& error) {
+  result.error = error;
+  return result;
+}
+
+long Since(Clock::time_point start) {
+  return static_cast<long>(std::chrono::duration_cast<milliseconds>(Clock::now() - start).count());
+}
+
+// "2026-12-02T17:33:04.123Z" (control_protocol.h) -> a time point.
+std::optional<SystemClock::time_point> ParseEventTime(const std::string& text) {
+  std::tm tm{};
+  int millis = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &millis) != 7)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return SystemClock::from_time_t(timegm(&tm)) + milliseconds(millis);
+}
+
+// Fault -> the far HCA's port is Active, its SM LID is not `old_lid` and
+// that SM answers SMInfo as MASTER.
+Result<long> WaitFarSeesNewMaster(FabricProbe& probe, uint16_t old_lid, Clock::time_point fault,
+                                  milliseconds deadline) {
+  long seen_ms = -1;
+  std::string last;
+  Status s = WaitFor(
+      "the far HCA to point at a new MASTER",
+      [&](std::string& why) {
+        Result<json> port = probe.Call("portinfo dr:0 1", kCallDeadline);
+        if (!port) {
+          why = port.error().message;
+          return false;
+        }
+        int sm_lid = port->value("sm_lid", 0);
+        why = "port state " + std::to_string(port->value("state", 0)) + ", SM LID " + std::to_string(sm_lid);
+        if (port->value("state", 0) != kPortActive || sm_lid == 0 || sm_lid == old_lid) return false;
+        Result<json> sm = probe.Call("sminfo " + std::to_string(sm_lid), kCallDeadline);
+        if (!sm || sm->value("state", 0) != static_cast<int>(SmStateValue::kMaster)) return false;
+        seen_ms = Since(fault);
+        return true;
+      },
+      deadline, kFarInterval);
+  if (!s) return Error{s.message()};
+  return seen_ms;
+}
+
+// The first event on `node` at or after `fault` that reports the loss of
+// the master `old_guid`: MASTER_LOST, or the master changing away from it.
+void FindLossEvent(SmsupdNode& node, Guid old_guid, SystemClock::time_point fault, TrialResult& result) {
+  (void)WaitFor("the standby's events to show the master loss", [&] {
+    Result<std::vector<json>> events = node.Events();
+    if (!events) return false;
+    for (const json& event : *events) {
+      std::string kind = event.value("kind", std::string());
+      auto at = ParseEventTime(event.value("time", std::string()));
+      if (!at || *at + milliseconds(1) < fault) continue;
+      json details = event.value("details", json::object());
+      bool lost = SameEventKind(kind, "master-lost") ||
+                  (SameEventKind(kind, "master-changed") && details.value("from", std::string()) == FormatGuid(old_guid));
+      if (!lost) continue;
+      result.event_ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(*at - fault).count());
+      result.event_kind = kind;
+      return true;
+    }
+    return false;
+  }, milliseconds(10000), milliseconds(200));
+}
+
+Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, milliseconds deadline,
+                       NodeProcess*& master, uint16_t& master_lid) {
+  std::map<std::string, std::string> options;
+  if (contender == Contender::kOpenSmTuned) options = FastFailoverOptions();
+  const auto& names = fabric.topology().management_nodes();
+  Result<NodeProcess*> first = StartOpenSm(fabric, OpenSmOn(names[0], 15, options));
+  if (!first) return Error{first.error().message};
+  master = *first;
+  Result<uint16_t> lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[0], deadline);
+  if (!lid) return Error{lid.error().message};
+  master_lid = *lid;
+  if (auto sm = WaitForSmState(fabric.probe(), master_lid, SmStateValue::kMaster, deadline); !sm) return sm.error();
+  Result<NodeProcess*> second = StartOpenSm(fabric, OpenSmOn(names[1], 5, options));
+  if (!second) return Error{second.error().message};
+  Result<uint16_t> standby_lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[1], deadline);
+  if (!standby_lid) return Error{standby_lid.error().message};
+  if (auto sm = WaitForSmState(fabric.probe(), *standby_lid, SmStateValue::kStandby, deadline); !sm)
+    return sm.error();
+  return WaitForEveryCaSmLid(fabric.probe(), fabric.topology(), master_lid, deadline);
+}
+
+TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault fault, const TrialOptions& options) {
+  TrialResult result;
+  NodeProcess* master = nullptr;
+  uint16_t master_lid = 0;
+  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, master, master_lid); !s)
+    return Failed(result, "setup: " + s.message());
+  const Clock::time_point t0 = Clock::now();
+  Status faulted = fault == Fault::kKillOpenSm ? master->process->Signal(SIGKILL)
+                                               : fabric.UnlinkPort(master->node, 1);
+  if (!faulted) return Failed(result, faulted.message());
+  Result<long> far = WaitFarSeesNewMaster(fabric.probe(), master_lid, t0, options.deadline);
+  if (!far) return Failed(result, far.error().message);
+  result.far_ms = *far;
+  result.ok = true;
+  return result;
+}
+
+// (c): smctl failover --wait runs on its own thread while this one watches
+// the far HCA; both are timed from the moment smctl starts.
+Status CommandFault(FailoverBed& bed, Clock::time_point& t0, TrialResult& result, milliseconds deadline) {
+  CommandResult command;
+  t0 = Clock::now();
+  std::thread smctl([&] { command = bed.master().Smctl({"failover", "--wait", "--timeout", "20"}); });
+  Result<long> far = WaitFarSeesNewMaster(bed.probe(), bed.LidOf(bed.master_name()), t0, deadline);
+  smctl.join();
+  if (command.exit_code != 0) return Error{"smctl failover: " + command.Describe()};
+  result.command_ms = static_cast<long>(command.elapsed.count());
+  if (!far) return Error{far.error().message};
+  result.far_ms = *far;
+  return Status::Ok();
+}
+
+TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions& options) {
+  TrialResult result;
+  FailoverBedOptions bed_options;
+  bed_options.monitor = false;  // the timed path carries no extra MAD traffic
+  bed_options.hold_time_s = 60;
+  bed_options.setup_deadline = options.deadline;
+  FailoverBed bed(fabric, bed_options);
+  if (Status s = bed.Start(); !s) return Failed(result, "setup: " + s.message());
+  const uint16_t old_lid = bed.LidOf(bed.master_name());
+  if (Status s = WaitForEveryCaSmLid(bed.probe(), fabric.topology(), old_lid, options.deadline); !s)
+    return Failed(result, "setup: " + s.message());
+  const SystemClock::time_point wall0 = SystemClock::now();
+  Clock::time_point t0 = Clock::now();
+  if (fault == Fault::kCommand) {
+    if (Status s = CommandFault(bed, t0, result, options.deadline); !s)
+      return Failed(result, s.message() + "\n" + bed.Diagnostics());
+    result.ok = true;
+    return result;
+  }
+  if (fault == Fault::kKillOpenSm) {
+    if (Result<pid_t> killed = bed.master().KillOpenSm(); !killed) return Failed(result, killed.error().message);
+  } else if (Status s = bed.UnlinkNode(bed.master_name()); !s) {
+    return Failed(result, s.message());
+  }
+  Result<long> far = WaitFarSeesNewMaster(bed.probe(), old_lid, t0, options.deadline);
+  if (!far) return Failed(result, far.error().message + "\n" + bed.Diagnostics());
+  result.far_ms = *far;
+  FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
+  result.ok = true;
+  return result;
+}
+
+}  // namespace
+
+const char* ContenderName(Contender contender) {
+  switch (contender) {
+    case Contender::kOpenSmDefaults: return "OpenSM defaults (10000 ms x 4)";
+    case Contender::kOpenSmTuned: return "OpenSM tuned (1000 ms x 2)";
+    case Contender::kSmsupd: return "smsupd";
+  }
+  return "?";
+}
+
+const char* FaultName(Fault fault) {
+  switch (fault) {
+    case Fault::kKillOpenSm: return "(a) kill -9 of the master OpenSM";
+    case Fault::kNodeLoss: return "(b) loss of the master node";
+    case Fault::kCommand: return "(c) smctl failover";
+  }
+  return "?";
+}
+
+TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options) {
+  FabricOptions fabric_options;
+  fabric_options.name = "failover-bench";
+  fabric_options.keep_dir = options.keep_dir;
+  Result<std::unique_ptr<SimulatedFabric>> fabric = SimulatedFabric::Start(topology, fabric_options);
+  if (!fabric) {
+    TrialResult failed;
+    failed.error = fabric.error().message;
+    return failed;
+  }
+  TrialResult result = contender == Contender::kSmsupd ? SmsupdTrial(**fabric, fault, options)
+                                                       : OpenSmTrial(**fabric, contender, fault, options);
+  if (!result.ok) (*fabric)->set_keep_dir(true);
+  if (!result.ok) result.error += " (logs kept in " + (*fabric)->dir() + ")";
+  return result;
+}
+
+}  // namespace smsupd::testbed

@@ -1,0 +1,46 @@
+// One timed failover trial on a fresh simulated fabric, for failover-bench
+// (bench/failover_bench.sh). Every time is measured from the fault (the
+// kill, the unlink, the smctl start) to what the fabric shows, read by the
+// test bed's probe on the far HCA: its port Active with an SM LID that is
+// not the lost master's, and that SM answering SMInfo as MASTER.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "tests/testbed/topology.h"
+
+namespace smsupd::testbed {
+
+enum class Contender {
+  kOpenSmDefaults,  // two plain OpenSMs, 15 + 5, OpenSM's polling defaults (10000 ms x 4)
+  kOpenSmTuned,     // the same tuned to sminfo_polling_timeout 1000 x polling_retry_number 2
+  kSmsupd,          // two smsupd (role master, role standby), each running its OpenSM
+};
+
+enum class Fault {
+  kKillOpenSm,  // (a) kill -9 of the master's OpenSM
+  kNodeLoss,    // (b) the master's HCA port unlinked in ibsim
+  kCommand,     // (c) smctl failover --wait on the master (smsupd only)
+};
+
+const char* ContenderName(Contender contender);
+const char* FaultName(Fault fault);
+
+struct TrialResult {
+  bool ok = false;
+  std::string error;
+  long far_ms = -1;      // fault -> the far HCA points at a (new) MASTER
+  long command_ms = -1;  // (c): smctl failover --wait returned (exit 0)
+  long event_ms = -1;    // smsupd (a)/(b): fault -> the loss's event time on the standby's smctl events
+  std::string event_kind;
+};
+
+struct TrialOptions {
+  std::chrono::milliseconds deadline{180000};  // per wait; OpenSM defaults need ~60 s
+  bool keep_dir = false;                       // keep the fabric directory (logs)
+};
+
+TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options);
+
+}  // namespace smsupd::testbed

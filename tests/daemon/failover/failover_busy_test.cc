@@ -1,0 +1,14 @@
+// The short version of the busy-master run, for the normal suite (30 s).
+#include <gtest/gtest.h>
+
+#include "tests/daemon/failover/busy_master_test_base.h"
+
+namespace smsupd::testbed {
+namespace {
+
+TEST_F(BusyMasterTest, MasterDroppingAThirdOfItsMadsIsNotTakenOverIn30Seconds) {
+  RunBusyMaster(30, std::chrono::seconds(30));
+}
+
+}  // namespace
+}  // namespace smsupd::testbed

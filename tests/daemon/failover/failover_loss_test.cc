@@ -1,0 +1,95 @@
+// The master is lost: its OpenSM killed with -9, or its whole node gone (the
+// HCA port unlinked in ibsim). The standby must be the only MASTER and every
+// HCA must follow it, as the test bed's own MAD queries show; `smctl events`
+// must tell the story.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "tests/daemon/failover/failover_test_base.h"
+#include "tests/testbed/wait_for.h"
+
+namespace smsupd::testbed {
+namespace {
+
+using std::chrono::milliseconds;
+
+class FailoverLossTest : public FailoverTest {
+ protected:
+  // Waits until `node`'s smsupd lists an event of `kind` (with `field` ==
+  // `value` when given).
+  void ExpectEvent(const std::string& node, const std::string& kind, const std::string& field = "",
+                   const std::string& value = "") {
+    Status s = WaitFor(
+        "an event '" + kind + "' from smsupd on " + node,
+        [&] {
+          for (const auto& event : bed().EventsOfKind(node, kind)) {
+            if (field.empty()) return true;
+            const auto& details = event.value("details", nlohmann::json::object());
+            if (details.value(field, std::string()) == value) return true;
+          }
+          return false;
+        },
+        kFailoverDeadline, milliseconds(200));
+    EXPECT_TRUE(s.ok()) << s.message() << "\n" << bed().Diagnostics();
+  }
+};
+
+TEST_F(FailoverLossTest, KillOfTheMasterOpenSmMakesTheStandbyMaster) {
+  FailoverBedOptions options;
+  options.preempt = false;  // the returning node must stay a standby here
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  Result<pid_t> killed = master().KillOpenSm();
+  ASSERT_TRUE(killed.ok()) << killed.error().message;
+
+  ExpectSoleMaster(standby_name());
+  ExpectEveryCaFollows(standby_name());
+  // The master's smsupd restarts its OpenSM, which joins as a standby.
+  EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
+  std::optional<pid_t> restarted = master().OpenSmPid();
+  ASSERT_TRUE(restarted.has_value()) << bed().Diagnostics();
+  EXPECT_NE(*restarted, *killed);
+  ExpectSoleMaster(standby_name());
+
+  ExpectEvent(master_name(), "opensm-exited");
+  ExpectEvent(standby_name(), "master-changed", "to", FormatGuid(standby().port_guid()));
+}
+
+TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  options.hold_time_s = 1;
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  ASSERT_OK(bed().UnlinkNode(master_name()));
+
+  ExpectSoleMaster(standby_name());
+  ExpectEveryCaFollows(standby_name());
+  ExpectEvent(standby_name(), "master-lost");
+
+  // The node comes back: sticky mastership keeps H1_2 master, the returning
+  // SM joins as a standby, and no second disruption follows.
+  ASSERT_OK(bed().RelinkNode(master_name()));
+  EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
+  ExpectSoleMaster(standby_name());
+  EXPECT_OK(FailoverBed::Hold(
+      "sole master " + standby_name() + " after the old master returned",
+      [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
+      milliseconds(options.hold_time_s * 1000 + 5000)));
+}
+
+TEST_F(FailoverLossTest, LossOfTheMasterNodeWithPreemptGivesMastershipBackAfterTheHoldTime) {
+  FailoverBedOptions options;
+  options.preempt = true;
+  options.hold_time_s = 2;
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  ASSERT_OK(bed().UnlinkNode(master_name()));
+  ExpectSoleMaster(standby_name());
+  ExpectEvent(standby_name(), "master-lost");
+
+  ASSERT_OK(bed().RelinkNode(master_name()));
+  ExpectSoleMaster(master_name(), kFailoverDeadline + milliseconds(options.hold_time_s * 1000));
+  EXPECT_OK(bed().WaitForProbeState(standby_name(), SmStateValue::kStandby, kFailoverDeadline));
+  ExpectEveryCaFollows(master_name());
+}
+
+}  // namespace
+}  // namespace smsupd::testbed

@@ -1,0 +1,56 @@
+#include "tests/daemon/failover/failover_test_base.h"
+
+#include <iostream>
+
+#include "tests/testbed/fabric_conditions.h"
+#include "tests/testbed/topology_generators.h"
+
+namespace smsupd::testbed {
+
+void FailoverTest::SetUp() {
+  CommandResult help = RunCommand({SMSUPD_SMCTL_PATH, "failover", "--help"}, std::chrono::milliseconds(10000),
+                                  ::testing::TempDir());
+  if (help.exit_code != 0) GTEST_SKIP() << "this smctl has no `failover` command yet: " << help.Describe();
+}
+
+void FailoverTest::StartPair(FailoverBedOptions options) {
+  Result<Topology> topology = MakeFatTree(4, 4, 2);
+  ASSERT_TRUE(topology.ok()) << topology.error().message;
+  ASSERT_TRUE(StartFabric(*topology));
+  options.setup_deadline = kSetupDeadline;
+  bed_ = std::make_unique<FailoverBed>(fabric(), std::move(options));
+  Status started = bed_->Start();
+  ASSERT_TRUE(started.ok()) << "setup: " << started.message();
+}
+
+void FailoverTest::TearDown() {
+  if (bed_) {
+    if (bed_->monitor()) {
+      ExpectNoLongDualMaster();
+      MonitorReport report = bed_->monitor()->Stop();
+      if (HasFailure()) std::cerr << "master monitor: " << report.Describe() << "\n";
+    }
+    if (HasFailure()) std::cerr << bed_->Diagnostics();
+    bed_->StopAll();
+    bed_.reset();
+  }
+  FabricTest::TearDown();
+}
+
+void FailoverTest::ExpectSoleMaster(const std::string& node, std::chrono::milliseconds deadline) {
+  Status s = bed_->WaitForSoleMaster(node, deadline);
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+void FailoverTest::ExpectEveryCaFollows(const std::string& node, std::chrono::milliseconds deadline) {
+  Status s = WaitForEveryCaSmLid(bed_->probe(), fabric().topology(), bed_->LidOf(node), deadline);
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+void FailoverTest::ExpectNoLongDualMaster() {
+  MonitorReport report = bed_->monitor()->Snapshot();
+  EXPECT_LT(report.longest_dual_master.count(), kMaxDualMaster.count())
+      << "two MASTERs for longer than OpenSM's own handover: " << report.Describe();
+}
+
+}  // namespace smsupd::testbed
