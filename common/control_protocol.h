@@ -24,6 +24,8 @@
 //              validate(5), render(6); reserved for later work and answered
 //              "unsupported" until a daemon implements them: failover(7),
 //              plan(8), history(9), rollback(10).
+//   version 1, later: plan(8), history(9) and rollback(10) implemented
+//              (arguments below); reload takes "timeout_ms" too.
 #pragma once
 
 #include <sys/types.h>
@@ -95,9 +97,9 @@ inline constexpr std::array<CommandInfo, 11> kCommands = {{
     {"validate", 5, Access::kReadOnly, 1, false, "validate the config file on disk or given text"},
     {"render", 6, Access::kChanging, 1, false, "render config text into OpenSM's files"},
     {"failover", 7, Access::kChanging, 1, false, "hand mastership to another SM"},
-    {"plan", 8, Access::kReadOnly, 1, true, "what a reload would change"},
-    {"history", 9, Access::kReadOnly, 1, true, "applied config generations"},
-    {"rollback", 10, Access::kChanging, 1, true, "re-apply an earlier generation"},
+    {"plan", 8, Access::kReadOnly, 1, false, "what a reload would change"},
+    {"history", 9, Access::kReadOnly, 1, false, "applied config generations"},
+    {"rollback", 10, Access::kChanging, 1, false, "re-apply an earlier generation"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);
@@ -147,10 +149,13 @@ Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments);
 // reload: {"restart": bool, "wait": bool, "timeout_s": number > 0}.
 // restart: allow an OpenSM restart if a startup-only option changed.
 // wait: answer only once the change is applied and verified (or failed).
+// The wire also accepts "timeout_ms" (integer); ToJson sends "timeout_ms"
+// only when timeout_given. Without one the daemon uses verify.timeout_s.
 struct ReloadArguments {
   bool restart = false;
   bool wait = false;
   double timeout_s = 30;
+  bool timeout_given = false;
 };
 nlohmann::json ToJson(const ReloadArguments& args);
 Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments);
@@ -166,6 +171,25 @@ struct FailoverArguments {
 };
 nlohmann::json ToJson(const FailoverArguments& args);
 Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments);
+
+// plan (8): {"yaml": text, "file": path used in diagnostics}. No yaml: the
+// daemon plans its config file on disk.
+struct PlanArguments {
+  std::optional<std::string> yaml;
+  std::string file;
+};
+nlohmann::json ToJson(const PlanArguments& args);
+Result<PlanArguments> ParsePlanArguments(const nlohmann::json& arguments);
+
+// rollback (10): {"generation": N (default: the one before the current),
+// "wait": bool, "timeout_ms": int}. Replies like reload.
+struct RollbackArguments {
+  std::optional<std::uint64_t> generation;
+  bool wait = false;
+  std::optional<std::int64_t> timeout_ms;
+};
+nlohmann::json ToJson(const RollbackArguments& args);
+Result<RollbackArguments> ParseRollbackArguments(const nlohmann::json& arguments);
 
 // Checks the arguments of any known command (unknown keys are refused, so a
 // typo is not silently ignored).
@@ -254,6 +278,10 @@ inline constexpr std::string_view kEventConfigApplied = "config-applied";
 inline constexpr std::string_view kEventConfigRejected = "config-rejected";
 inline constexpr std::string_view kEventProblemRaised = "problem-raised";
 inline constexpr std::string_view kEventProblemCleared = "problem-cleared";
+inline constexpr std::string_view kEventConfigRolledBack = "config-rolled-back";
+inline constexpr std::string_view kEventPKeyVerified = "pkey-verified";
+inline constexpr std::string_view kEventPKeyVerifyFailed = "pkey-verify-failed";
+inline constexpr std::string_view kEventPKeyDrift = "pkey-drift";
 
 struct EventWire {
   std::uint64_t seq = 0;  // starts at 1, strictly increasing per daemon run

@@ -37,6 +37,10 @@ struct StatePaths {
 // current priority (Daemon::CommandedPriority()); nullopt: sm.priority.
 Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid,
                                         std::optional<int> sm_priority = std::nullopt);
+// The files WriteRenderedConfig writes, without writing them (a stored
+// generation keeps them).
+config::RenderedFiles RenderConfig(const config::Config& config, Guid port_guid,
+                                   std::optional<int> sm_priority = std::nullopt);
 
 // The last generation recorded in state_dir ({0, ""} if none).
 ConfigGeneration ReadGeneration(const StatePaths& paths);

@@ -20,15 +20,19 @@
 #include <string>
 
 #include "config/config.h"
+#include "config/pkey_tables.h"
 #include "config/validator.h"
 #include "daemon/clock.h"
+#include "daemon/config_apply.h"
 #include "daemon/config_files.h"
 #include "daemon/control/control_server.h"
 #include "daemon/control/event_log.h"
 #include "daemon/failover_controller.h"
 #include "daemon/fabric/mad_worker.h"
+#include "daemon/generations/generation_store.h"
 #include "daemon/health_problems.h"
 #include "daemon/notifier.h"
+#include "daemon/opensm_log_watcher.h"
 #include "daemon/opensm_supervisor.h"
 #include "daemon/pidfd_process_launcher.h"
 #include "daemon/process_table.h"
@@ -74,11 +78,8 @@ class Daemon : public control::CommandHandler, public FailoverActuator {
   void Shutdown();
   void StartWatchdog();
 
-  // Reload: re-read, validate, render, replace the files, SIGHUP OpenSM.
+  // SIGHUP / systemctl reload: applies the config file (StartApply).
   void Reload(const control::ReloadArguments& args, Reply reply);
-  void FinishReload(config::Config next, const std::vector<std::string>& restart_options,
-                    const control::ReloadArguments& args, Reply reply);
-  control::Response RejectConfig(const config::ValidationOutcome& outcome);
 
   control::StatusWire BuildStatus() const;
   std::string StatusLine() const;
@@ -131,6 +132,49 @@ class Daemon : public control::CommandHandler, public FailoverActuator {
   bool first_poll_done_ = false;
   bool stopping_ = false;
   int exit_code_ = 0;
+
+  // --- config apply (issue 6): config_apply*.cc, config_commands.cc ---
+  struct ApplyRun;  // config_apply_run.h
+  // Creates the generation store and starts the OpenSM log watcher (once);
+  // stores the running generation if it is not stored yet. Call after the
+  // initial config is applied; the first apply calls it otherwise.
+  void EnsureApplyParts();
+  void StartApply(ApplyRequest request, Reply reply);
+  Result<config::Config> LoadForApply(const ApplyRequest& request);
+  void RefuseApply(const std::shared_ptr<ApplyRun>& run, const std::string& text);
+  void PrepareApply(const std::shared_ptr<ApplyRun>& run);
+  void SaveCurrentGenerationIfMissing();
+  Status SaveGeneration(const std::shared_ptr<ApplyRun>& run, Guid port);
+  void InstallAndSignal(const std::shared_ptr<ApplyRun>& run);
+  void LogApplied(const std::shared_ptr<ApplyRun>& run);
+  void SignalOpenSm(const std::shared_ptr<ApplyRun>& run, Guid port);
+  void AfterSignal(const std::shared_ptr<ApplyRun>& run);
+  void StartSweepWait(const std::shared_ptr<ApplyRun>& run);
+  void PollForSweep(const std::shared_ptr<ApplyRun>& run);
+  void VerifyApplied(const std::shared_ptr<ApplyRun>& run);
+  void Decide(const std::shared_ptr<ApplyRun>& run);
+  void RecordVerification(const std::shared_ptr<ApplyRun>& run);
+  void FinishApply(const std::shared_ptr<ApplyRun>& run);
+  void RollBackAfter(const std::shared_ptr<ApplyRun>& failed);
+  void EndApply();
+  std::string ApplyText(const ApplyRun& run) const;
+  std::string VerificationText(const ApplyRun& run) const;
+  nlohmann::json VerificationJson(const ApplyRun& run, bool final) const;
+  nlohmann::json ApplyArguments(const ApplyRun& run, bool final = false) const;
+  std::string OpenSmLogPath() const;
+  // OpenSM log lines: partition errors end an apply; the failover policy
+  // wants kSmKeyMismatch (split brain).
+  void OnOpenSmLogEvent(const OpenSmLogEvent& event);
+  void HandlePlan(const control::Request& request, Reply reply);
+  void HandleHistory(Reply reply);
+  void HandleRollback(const control::Request& request, const control::Caller& caller, Reply reply);
+
+  std::unique_ptr<GenerationStore> generations_;
+  std::unique_ptr<OpenSmLogWatcher> log_watcher_;
+  std::shared_ptr<ApplyRun> apply_run_;          // the apply in progress
+  bool reload_queued_ = false;                   // a SIGHUP came during an apply
+  std::vector<config::FabricPort> known_ports_;  // end ports of the last verification
+  // --- end config apply ---
 };
 
 }  // namespace smsupd

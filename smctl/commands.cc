@@ -108,8 +108,9 @@ int RunEvents(const GlobalOptions& options, std::uint64_t since, bool follow, st
 int RunReload(const GlobalOptions& options, const control::ReloadArguments& args,
               std::ostream& out, std::ostream& err) {
   GlobalOptions patient = options;
-  if (args.wait)  // the daemon answers after applying and verifying: wait for that too
-    patient.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000) + 2000);
+  if (args.wait)  // the daemon answers after verifying (and perhaps rolling back): wait for that
+    patient.timeout = std::chrono::milliseconds(
+        args.timeout_given ? 2 * static_cast<long>(args.timeout_s * 1000) + 5000 : kLongestApplyWaitMs);
   ControlClient client(patient.socket, patient.timeout);
   int exit_code;
   auto response = Ask(client, patient, "reload", control::ToJson(args), out, err, &exit_code);

@@ -24,6 +24,20 @@ int RunReload(const GlobalOptions& options, const control::ReloadArguments& args
               std::ostream& out, std::ostream& err);
 int RunFailover(const GlobalOptions& options, const control::FailoverArguments& args,
                 std::ostream& out, std::ostream& err);
+// smctl plan exit codes (with --exit-code; without it changes exit 0 and a
+// refusal 1): 0 no change, 1 changes, 2 usage, 3 daemon unreachable, 4 FILE
+// invalid or unreadable (nothing would apply), 5 refused / daemon error.
+inline constexpr int kExitPlanInvalid = 4;
+inline constexpr int kExitPlanRefused = 5;
+// How long `--wait` without `--timeout` waits for the daemon: twice the
+// longest verify.timeout_s (an apply plus its automatic rollback), plus 5 s.
+inline constexpr long kLongestApplyWaitMs = 2 * 600 * 1000 + 5000;
+
+int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode,
+            std::ostream& out, std::ostream& err);
+int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err);
+int RunRollback(const GlobalOptions& options, const control::RollbackArguments& args,
+                std::ostream& out, std::ostream& err);
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunListCommands(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 

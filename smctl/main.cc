@@ -1,6 +1,7 @@
 // smctl: the operator's command line for smsupd (docs/smctl.md).
 // Exit codes: 0 ok, 1 the operation failed or was refused, 2 usage error,
-// 3 daemon unreachable. `validate` and `render` work offline, with the exit
+// 3 daemon unreachable; `plan` adds 4 (FILE invalid) and, with --exit-code,
+// 1 for changes and 5 for a refusal. `validate` and `render` work offline, with the exit
 // codes of the config commands (0 valid, 1 invalid, 2 file unreadable).
 #include <cstdlib>
 #include <iostream>
@@ -22,6 +23,10 @@ struct Choices {
   std::uint64_t since = 0;
   bool follow = false;
   smsupd::control::ReloadArguments reload;
+  smsupd::control::RollbackArguments rollback;
+  std::uint64_t rollback_generation = 0;
+  double rollback_timeout_s = 0;
+  bool exit_code = false;
   smsupd::control::FailoverArguments failover;
   std::string failover_to;
   std::string file;
@@ -45,9 +50,24 @@ void AddCommands(CLI::App& app, Choices& choices) {
   reload->add_flag("--restart", choices.reload.restart,
                    "allow an OpenSM restart if a startup-only option changed");
   reload->add_flag("--wait", choices.reload.wait, "return once applied and verified");
-  reload->add_option("--timeout", choices.reload.timeout_s, "seconds --wait may take (default 30)")
+  reload->add_option("--timeout", choices.reload.timeout_s,
+                     "seconds the verification may take (default: verify.timeout_s)")
       ->check(CLI::Range(0.001, 86400.0));
   AddJsonFlag(*reload, choices);
+  auto* plan = app.add_subcommand("plan", "what a reload of FILE (default: the config file) would change");
+  plan->add_option("FILE", choices.file, "the smsupd.yaml to compare with the applied generation");
+  plan->add_flag("--exit-code", choices.exit_code,
+                 "exit 1 when something would change, 5 when refused (like git diff)");
+  AddJsonFlag(*plan, choices);
+  AddJsonFlag(*app.add_subcommand("history", "applied config generations"), choices);
+  auto* rollback = app.add_subcommand("rollback", "re-apply an earlier generation (default: the previous)");
+  rollback->add_option("GEN", choices.rollback_generation, "generation number (smctl history)")
+      ->check(CLI::PositiveNumber);
+  rollback->add_flag("--wait", choices.rollback.wait, "return once verified (or failed)");
+  rollback->add_option("--timeout", choices.rollback_timeout_s,
+                       "seconds the verification may take (default: verify.timeout_s)")
+      ->check(CLI::Range(0.001, 86400.0));
+  AddJsonFlag(*rollback, choices);
   auto* failover = app.add_subcommand("failover", "hand mastership to another SM, without a gap");
   failover->add_option("--to", choices.failover_to, "port GUID of the SM that must become master")
       ->check([](const std::string& text) {
@@ -75,7 +95,21 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("status")) return RunStatus(global, std::cout, std::cerr);
   if (app.got_subcommand("events"))
     return RunEvents(global, choices.since, choices.follow, std::cout, std::cerr);
-  if (app.got_subcommand("reload")) return RunReload(global, choices.reload, std::cout, std::cerr);
+  if (app.got_subcommand("reload")) {
+    smsupd::control::ReloadArguments args = choices.reload;
+    args.timeout_given = app.get_subcommand("reload")->count("--timeout") > 0;
+    return RunReload(global, args, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("plan"))
+    return RunPlan(global, choices.file, choices.exit_code, std::cout, std::cerr);
+  if (app.got_subcommand("history")) return RunHistory(global, std::cout, std::cerr);
+  if (app.got_subcommand("rollback")) {
+    smsupd::control::RollbackArguments args = choices.rollback;
+    if (choices.rollback_generation > 0) args.generation = choices.rollback_generation;
+    if (choices.rollback_timeout_s > 0)
+      args.timeout_ms = static_cast<std::int64_t>(choices.rollback_timeout_s * 1000);
+    return RunRollback(global, args, std::cout, std::cerr);
+  }
   if (app.got_subcommand("failover")) {
     smsupd::control::FailoverArguments args = choices.failover;
     if (!choices.failover_to.empty()) args.to = smsupd::ParseGuid(choices.failover_to);

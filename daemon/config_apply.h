@@ -1,0 +1,81 @@
+// Applying a config (issue 6): reload, SIGHUP and rollback all come here.
+//
+//   validate -> plan -> save generation N -> install files -> SIGHUP OpenSM
+//   (restart only when a startup-only option changed and --restart was
+//   given) -> wait for OpenSM's next "SUBNET UP" (OpenSmLogWatcher; with a
+//   deadline: the line may never reach the file) -> verify the P_Key tables
+//   on the fabric (MAD thread) -> decide:
+//
+//        verified ----------------------------------------> done (0)
+//        mismatches, first round --> SIGHUP again, wait --> verify again
+//        mismatches, second round -+
+//        partitions.conf refused --+--> roll back to the generation that
+//        default partition only ---+    was current (a new generation,
+//                                       reason "auto-rollback") -> done (1)
+//        on a STANDBY: its OpenSM does not program the fabric: mismatches
+//        are reported as drift (PKEY_DRIFT), never rolled back.
+//
+// A rollback is applied through the same path; it is never rolled back
+// itself. One apply runs at a time: a command arriving meanwhile is refused
+// (kBusy); a SIGHUP arriving meanwhile is remembered and applied after it.
+//
+// This header holds the pure parts (the decision table and the reply text),
+// tested without a daemon; the Daemon methods that run it are in
+// config_apply.cc.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace smsupd {
+
+// Who asked for an apply, and how they want to hear back.
+struct ApplyRequest {
+  std::string reason;      // "reload", "signal", "rollback", "auto-rollback"
+  std::string applied_by;  // "uid 0", "signal", "rollback by uid 0", "auto-rollback"
+  std::optional<std::uint32_t> uid;
+  bool restart = false;    // an OpenSM restart is allowed
+  bool wait = false;       // reply once verified / rolled back
+  std::optional<std::chrono::milliseconds> timeout;  // default: verify.timeout_s
+  // Apply this stored generation's YAML instead of the config file.
+  std::optional<std::uint64_t> from_generation;
+};
+
+ApplyRequest MakeApplyRequest(std::string reason, std::string applied_by,
+                              std::optional<std::uint32_t> uid = std::nullopt);
+
+// What one verification round found, as the decision table needs it.
+struct VerifyRound {
+  bool local_master = true;     // our OpenSM programs the fabric
+  bool skipped = false;         // no verification was possible (no verifier, no fabric)
+  bool timed_out = false;       // no answer before the deadline
+  bool ok = false;              // every checked port as expected
+  bool default_fallback = false;  // OpenSM dropped partitions.conf (seen on the fabric)
+  bool partition_error = false;   // OpenSM's log says partitions.conf was refused
+  int attempt = 1;              // 1, then 2 after the extra SIGHUP
+  bool is_rollback = false;     // this apply is itself a rollback
+  bool has_previous = false;    // there is a generation to roll back to
+};
+
+enum class ApplyStep {
+  kVerified,  // done, state "verified"
+  kSkipped,   // done, state "skipped"
+  kResweep,   // SIGHUP once more and verify again
+  kRollBack,  // failed: apply the previous generation
+  kFailed,    // failed, nothing to roll back to (or a rollback failed)
+  kDrift,     // standby: the fabric does not match this node's config
+};
+
+// The decision table above. Pure.
+ApplyStep DecideAfterVerification(const VerifyRound& round);
+const char* ApplyStepName(ApplyStep step);
+
+// "verified", "failed", "skipped", "drift" for a final step.
+const char* VerificationStateOf(ApplyStep step);
+
+}  // namespace smsupd

@@ -1,0 +1,59 @@
+// The two checks of an apply, as the pipeline consumes them: the plan of a
+// config change (config/plan.h, PlanConfigChange) and the P_Key verification
+// on the fabric (daemon/pkey/pkey_verifier.h, VerifyPKeys over the ports
+// Fabric::DiscoverPorts finds). Keeping the pipeline on these two small
+// types lets it be tested with a fake fabric and keeps one place that knows
+// the wire form of both.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/guid.h"
+#include "common/result.h"
+#include "config/config.h"
+#include "config/pkey_tables.h"
+#include "daemon/fabric/fabric.h"
+
+namespace smsupd {
+
+// Discovered end ports as the plan and the expected tables see them;
+// `master_port` is the SM port of OpenSM's base rule.
+std::vector<config::FabricPort> ToFabricPorts(const std::vector<DiscoveredPort>& ports,
+                                              Guid master_port);
+
+struct ApplyPlan {
+  bool changed = false;
+  bool needs_restart = false;
+  int ports_changed = 0;
+  std::string summary;      // one line for logs, events and history
+  nlohmann::json json = nlohmann::json::object();  // ConfigPlan::ToJson()
+  std::string text;         // ConfigPlan::Format(), for smctl plan
+};
+
+// `ports`: the end ports last seen on the fabric (may be empty).
+ApplyPlan PlanApply(const config::Config& before, const config::Config& after,
+                    const std::vector<config::FabricPort>& ports, Guid local_sm_port);
+
+struct FabricVerification {
+  bool skipped = false;      // no verifier or no port list: nothing was read
+  bool ok = false;
+  bool default_fallback = false;
+  int checked = 0;
+  int expected = 0;
+  std::vector<std::string> mismatches;   // PKeyMismatch::Describe()
+  std::vector<std::string> unreachable;
+  std::string summary;                   // "verified 40/40 ports", "3 mismatches"
+  nlohmann::json json = nlohmann::json::object();  // PKeyVerification::ToJson()
+  std::vector<config::FabricPort> ports;  // the end ports found (for later plans)
+};
+
+// Blocking: runs on the MAD thread (MadWorker). Discovers the end ports and
+// reads the P_Key tables the config names plus `sample_ports` others.
+// `master_port`: the port of the MASTER SM (OpenSM's SM-port base rule).
+FabricVerification VerifyOnFabric(Fabric& fabric, const config::Config& config, Guid master_port,
+                                  int sample_ports);
+
+}  // namespace smsupd

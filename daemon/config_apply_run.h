@@ -1,0 +1,48 @@
+// One apply in progress (config_apply.h has the flow). Internal to the
+// Daemon's config_apply*.cc files.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/config_apply.h"
+#include "daemon/config_apply_checks.h"
+#include "daemon/daemon.h"
+
+namespace smsupd {
+
+struct Daemon::ApplyRun {
+  ApplyRequest request;
+  Reply reply;  // empty once answered (without --wait: right after install)
+  config::Config next;
+  ApplyPlan plan;
+  std::vector<std::string> restart_needed;  // startup-only options still pending
+  bool restarting = false;                  // OpenSM is restarted for this apply
+  bool unchanged = false;                   // same YAML as the current generation
+  std::uint64_t generation = 0;             // the generation this apply installs
+  std::uint64_t previous = 0;               // the generation that was current before
+  std::string hash;
+  std::chrono::milliseconds timeout{0};
+  std::chrono::steady_clock::time_point deadline;        // the whole verification
+  std::chrono::steady_clock::time_point sweep_deadline;  // this round's wait for SUBNET UP
+  int attempt = 1;
+  std::uint64_t subnet_up_baseline = 0;
+  bool sweep_seen = false;
+  bool partition_error = false;
+  std::string partition_error_line;
+  bool local_master = true;
+  Guid master_port = 0;
+  std::unique_ptr<boost::asio::steady_timer> timer;
+  FabricVerification verification;
+  bool timed_out = false;
+  ApplyStep step = ApplyStep::kSkipped;
+  // On an auto-rollback: the run that failed, whose caller gets the reply.
+  std::shared_ptr<ApplyRun> failed;
+};
+
+}  // namespace smsupd

@@ -1,0 +1,117 @@
+// After OpenSM was told: wait for its sweep, verify on the fabric, decide
+// (config_apply.h), finish or roll back.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "daemon/config_apply_run.h"
+
+namespace smsupd {
+
+using control::MakeResponse;
+using control::ResultCode;
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+// How long one round waits for "SUBNET UP" before verifying anyway: OpenSM
+// may never flush the line (force_log_flush FALSE), and a heavy sweep of a
+// 648-HCA simulated fabric takes ~0.35 s.
+constexpr auto kSweepWait = std::chrono::seconds(3);
+constexpr auto kSweepPoll = std::chrono::milliseconds(25);
+
+}  // namespace
+
+void Daemon::OnOpenSmLogEvent(const OpenSmLogEvent& event) {
+  using Kind = OpenSmLogEvent::Kind;
+  if (event.kind == Kind::kPartitionConfigError) {
+    spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
+    if (apply_run_) {
+      apply_run_->partition_error = true;
+      if (apply_run_->partition_error_line.empty()) apply_run_->partition_error_line = event.line;
+    }
+  } else if (event.kind == Kind::kSmKeyMismatch) {
+    spdlog::error("OPENSM_SM_KEY_MISMATCH {}", event.line);
+  }
+}
+
+void Daemon::StartSweepWait(const std::shared_ptr<ApplyRun>& run) {
+  run->sweep_seen = false;
+  run->sweep_deadline = std::min(run->deadline, Steady::now() + kSweepWait);
+  if (!run->timer) run->timer = std::make_unique<boost::asio::steady_timer>(io_);
+  // A STANDBY's OpenSM does not sweep: look at the fabric at once.
+  if (!run->local_master && !run->restarting) return VerifyApplied(run);
+  PollForSweep(run);
+}
+
+void Daemon::PollForSweep(const std::shared_ptr<ApplyRun>& run) {
+  log_watcher_->PollNow();
+  if (log_watcher_->subnet_up_count() > run->subnet_up_baseline || run->partition_error) {
+    run->sweep_seen = true;
+    return VerifyApplied(run);
+  }
+  if (Steady::now() >= run->sweep_deadline) {
+    spdlog::info("OPENSM_SWEEP_NOT_SEEN generation {}: no SUBNET UP in OpenSM's log; verifying anyway",
+                 run->generation);
+    return VerifyApplied(run);
+  }
+  run->timer->expires_after(kSweepPoll);
+  run->timer->async_wait([this, run](const boost::system::error_code& error) {
+    if (!error && !stopping_) PollForSweep(run);
+  });
+}
+
+void Daemon::VerifyApplied(const std::shared_ptr<ApplyRun>& run) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(run->deadline - Steady::now());
+  if (left.count() <= 0) {
+    run->timed_out = true;
+    return Decide(run);
+  }
+  config::Config config = config_;
+  Guid master = run->master_port;
+  int sample = config_.verify.sample_ports;
+  worker_->Submit(
+      [config, master, sample](Fabric& fabric) -> Result<FabricVerification> {
+        return VerifyOnFabric(fabric, config, master, sample);
+      },
+      [this, run](Result<FabricVerification> result) {
+        if (!result) {
+          run->timed_out = true;
+          run->verification.summary = "not verified: " + result.error().message;
+        } else {
+          run->verification = std::move(*result);
+          if (!run->verification.ports.empty()) known_ports_ = run->verification.ports;
+        }
+        Decide(run);
+      },
+      left);
+}
+
+void Daemon::Decide(const std::shared_ptr<ApplyRun>& run) {
+  VerifyRound round;
+  round.local_master = run->local_master || run->restarting;
+  round.skipped = run->verification.skipped;
+  round.timed_out = run->timed_out;
+  round.ok = run->verification.ok;
+  round.default_fallback = run->verification.default_fallback;
+  round.partition_error = run->partition_error;
+  round.attempt = run->attempt;
+  round.is_rollback = run->request.reason == "rollback" || run->request.reason == "auto-rollback";
+  round.has_previous = run->previous > 0 && run->previous != run->generation &&
+                       generations_->Exists(run->previous);
+  run->step = DecideAfterVerification(round);
+  if (run->step == ApplyStep::kResweep) {
+    spdlog::info("PKEY_VERIFY_RETRY generation {}: {}; one more heavy sweep", run->generation,
+                 run->verification.summary);
+    ++run->attempt;
+    log_watcher_->PollNow();
+    run->subnet_up_baseline = log_watcher_->subnet_up_count();
+    if (Status hup = supervisor_->Hangup(); !hup) spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
+    return StartSweepWait(run);
+  }
+  RecordVerification(run);
+  if (run->step == ApplyStep::kRollBack) return RollBackAfter(run);
+  FinishApply(run);
+}
+
+}  // namespace smsupd

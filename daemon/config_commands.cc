@@ -1,0 +1,114 @@
+// The generation commands of the control socket: plan (8), history (9),
+// rollback (10). Reload is in daemon_commands.cc; both end in StartApply.
+#include <spdlog/spdlog.h>
+
+#include "config/validator.h"
+#include "daemon/config_apply_run.h"
+
+namespace smsupd {
+
+using control::MakeResponse;
+using control::ResultCode;
+
+namespace {
+
+nlohmann::json Diagnostics(const config::ValidationOutcome& outcome) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : outcome.diagnostics) list.push_back(d.Format());
+  return list;
+}
+
+// Default rollback target: the newest generation before the current one
+// that holds another config and did not fail verification (so a rollback
+// after an automatic one does not bring back the change that failed).
+std::optional<std::uint64_t> PreviousGeneration(const std::vector<GenerationMeta>& list,
+                                                std::uint64_t current, const std::string& hash) {
+  for (auto it = list.rbegin(); it != list.rend(); ++it)
+    if (it->generation < current && it->hash != hash && it->VerificationState() != "failed")
+      return it->generation;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Daemon::HandlePlan(const control::Request& request, Reply reply) {
+  auto args = control::ParsePlanArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  std::string file = args->file.empty() ? (args->yaml ? "<plan>" : options_.config_path) : args->file;
+  // No yaml: the file named (smctl sends a path for files too large to
+  // inline), else the daemon's own config file.
+  config::ValidationOutcome outcome = args->yaml ? config::ValidateText(*args->yaml, file)
+                                                 : config::LoadAndValidate(file);
+  if (!outcome.ok()) {
+    std::string text = file + ": " + std::to_string(outcome.ErrorCount()) +
+                       " error(s); nothing would be applied";
+    for (const auto& d : outcome.diagnostics) text += "\n" + d.Format();
+    return reply(MakeResponse(ResultCode::kError, text,
+                              {{"valid", false}, {"unreadable", outcome.unreadable},
+                               {"diagnostics", Diagnostics(outcome)}, {"changed", false}}));
+  }
+  ApplyPlan plan = PlanApply(config_, *outcome.config, known_ports_, port_guid_);
+  nlohmann::json arguments = plan.json;
+  arguments["valid"] = true;
+  arguments["diagnostics"] = Diagnostics(outcome);
+  arguments["generation"] = generation_.number;
+  reply(MakeResponse(ResultCode::kSuccess, plan.text, arguments));
+}
+
+void Daemon::HandleHistory(Reply reply) {
+  EnsureApplyParts();
+  std::vector<std::string> skipped;
+  nlohmann::json generations = nlohmann::json::array();
+  for (const auto& meta : generations_->List(&skipped)) {
+    generations.push_back({{"generation", meta.generation}, {"applied_at", meta.applied_at},
+                           {"applied_by", meta.applied_by}, {"reason", meta.reason},
+                           {"hash", meta.hash}, {"summary", meta.plan_summary},
+                           {"verification", meta.VerificationState()},
+                           {"verification_text", meta.verification.value("text", std::string())},
+                           {"current", meta.generation == generation_.number}});
+  }
+  for (const auto& problem : skipped) spdlog::warn("GENERATION_UNREADABLE {}", problem);
+  std::string text = std::to_string(generations.size()) + " generation(s); current " +
+                     std::to_string(generation_.number);
+  reply(MakeResponse(ResultCode::kSuccess, text,
+                     {{"current", generation_.number}, {"generations", generations},
+                      {"unreadable", skipped}}));
+}
+
+void Daemon::HandleRollback(const control::Request& request, const control::Caller& caller,
+                            Reply reply) {
+  auto args = control::ParseRollbackArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  EnsureApplyParts();
+  std::optional<std::uint64_t> target = args->generation;
+  if (!target) target = PreviousGeneration(generations_->List(), generation_.number, generation_.hash);
+  std::string refusal;
+  if (!target) refusal = "no earlier generation to roll back to (smctl history lists them)";
+  else if (*target == generation_.number) refusal = "generation " + std::to_string(*target) + " is the current one";
+  else if (!generations_->Exists(*target))
+    refusal = "generation " + std::to_string(*target) + " is not stored (smctl history lists them)";
+  if (!refusal.empty()) {
+    spdlog::error("CONFIG_REJECTED rollback by uid {}: {}", caller.uid, refusal);
+    AddEvent(control::kEventConfigRejected,
+             {{"by", "uid " + std::to_string(caller.uid)}, {"reason", "rollback"}, {"text", refusal}});
+    return reply(MakeResponse(ResultCode::kError, refusal));
+  }
+  spdlog::info("ROLLBACK_REQUESTED by uid {} (pid {}) to generation {}", caller.uid, caller.pid, *target);
+  ApplyRequest apply =
+      MakeApplyRequest("rollback", "rollback by uid " + std::to_string(caller.uid), caller.uid);
+  apply.wait = args->wait;
+  if (args->timeout_ms) apply.timeout = std::chrono::milliseconds(*args->timeout_ms);
+  apply.from_generation = *target;
+  StartApply(std::move(apply), [this, target = *target, reply = std::move(reply)](control::Response response) {
+    if (response.arguments.is_object()) response.arguments["rolled_back_to"] = target;
+    if (response.result != ResultCode::kBusy)
+      response.text = "rollback to generation " + std::to_string(target) + ": " + response.text;
+    if (response.result != ResultCode::kBusy)
+      AddEvent(control::kEventConfigRolledBack,
+               {{"to", target}, {"generation", response.arguments.value("generation", nlohmann::json(nullptr))},
+                {"text", response.text}});
+    reply(std::move(response));
+  });
+}
+
+}  // namespace smsupd
