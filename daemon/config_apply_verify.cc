@@ -32,6 +32,7 @@ void Daemon::OnOpenSmLogEvent(const OpenSmLogEvent& event) {
     }
   } else if (event.kind == Kind::kSmKeyMismatch) {
     spdlog::error("OPENSM_SM_KEY_MISMATCH {}", event.line);
+    if (failover_) failover_->SmKeyMismatchSeen();  // SM_KEY_MISMATCH (docs/failover.md)
   }
 }
 

@@ -96,9 +96,19 @@ void Daemon::StartOpenSm(int priority, bool restart) {
   auto written = WriteRenderedConfig(config_, port_guid_, priority);
   if (written) rendered_priority_ = priority;
   else spdlog::error("PRIORITY_NOT_SET sm_priority {}: {}", priority, written.error().message);
+  const auto state = supervisor_->Snapshot().state;
+  if (restart && state != OpenSmSnapshot::State::kRunning) {
+    // The dead OpenSM's IsSM bit must not outlive it (fabric.h): queued
+    // behind the HANDOVER the same step sent, before OpenSM starts again.
+    worker_->Submit([](Fabric& fabric) { return fabric.ClearStaleSmFlag(); },
+                    [](Status cleared) {
+                      if (!cleared) spdlog::warn("ISSM_NOT_CLEARED {}", cleared.message());
+                    },
+                    std::chrono::milliseconds(1000));
+  }
   // Running, or waiting out the restart back-off: the supervisor starts it
   // with the file just written.
-  if (supervisor_->Snapshot().state != OpenSmSnapshot::State::kStopped) return;
+  if (state != OpenSmSnapshot::State::kStopped) return;
   Status started = supervisor_->Start();
   if (started) {
     SendReady();

@@ -112,7 +112,7 @@ void Daemon::OnSupervisorEvent(const OpenSmEvent& event) {
     if (event.kind == "OPENSM_STARTED" || event.kind == "OPENSM_ADOPTED")
       failover_->OpenSmChanged(true, "");
     else if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_STOPPED")
-      failover_->OpenSmChanged(false, event.details);
+      failover_->OpenSmChanged(false, supervisor_->Snapshot().last_exit);
   }
   if (server_) PublishStatus();
 }

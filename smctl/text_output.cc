@@ -88,6 +88,14 @@ std::string FormatStatus(const control::StatusWire& status) {
   text += Row("%-9s %s", "Node", status.node.c_str());
   text += Row("%-9s %s", "OpenSM", OpenSmLine(status).c_str());
   text += Row("%-9s %s", "Master", MasterLine(status).c_str());
+  if (status.failover) {
+    const control::FailoverWire& f = *status.failover;
+    std::string line = f.state + " (role " + f.role + ", " +
+                       (f.preempt ? "preempt" : "sticky") + ", sm_priority " +
+                       (f.commanded_priority >= 0 ? std::to_string(f.commanded_priority) : "-") +
+                       ")";
+    text += Row("%-9s %s", "Failover", line.c_str());
+  }
   std::string config = "generation " + std::to_string(status.config.generation) +
                        (status.config.hash.empty() ? "" : ", hash " + status.config.hash);
   text += Row("%-9s %s", "Config", config.c_str());

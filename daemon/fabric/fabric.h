@@ -161,6 +161,15 @@ class Fabric {
   // implementation returns that error without sending anything. A target
   // LID of 0 (ourselves) is refused the same way.
   virtual Status SendHandover(uint16_t target_lid, const SmInfo& local) = 0;
+
+  // Clears the IsSM capability bit an SM that died left on the local port,
+  // by opening and closing the port's issm device (what the kernel does when
+  // an SM process ends). Call only while no SM runs on the port: the device
+  // is taken with O_NONBLOCK and left alone when an SM holds it. Why: an SM
+  // that sweeps the subnet sends SubnGet(SMInfo) to every port with IsSM
+  // set; the simulator keeps the bit of a killed OpenSM and drops those
+  // requests unanswered, which hangs the new master's sweep. Default: no-op.
+  virtual Status ClearStaleSmFlag() { return Status::Ok(); }
 };
 
 // The payload rule above, shared by every implementation: ok, or the reason

@@ -1,6 +1,9 @@
 #include "daemon/fabric/umad_fabric.h"
 
+#include <fcntl.h>
 #include <infiniband/mad.h>
+#include <infiniband/umad.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -198,6 +201,21 @@ Result<std::vector<DiscoveredPort>> UmadFabric::DiscoverPorts() {
   UmadSubnetReader reader(*discovery_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS),
                           options_.discovery_window, deadline);
   return WalkSubnet(reader, deadline);
+}
+
+Status UmadFabric::ClearStaleSmFlag() {
+  if (Status opened = Open(); !opened) return opened;
+  char path[256] = {};
+  std::string ca = local_.ca_name;
+  if (umad_get_issm_path(ca.data(), local_.port_num, path, sizeof path) < 0)
+    return Error{"no issm device for " + ca + "/" + std::to_string(local_.port_num)};
+  int fd = ::open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EAGAIN || errno == EBUSY) return Status::Ok();  // an SM holds it: not stale
+    return Error{std::string("cannot open ") + path + ": " + std::strerror(errno)};
+  }
+  ::close(fd);
+  return Status::Ok();
 }
 
 }  // namespace smsupd

@@ -60,6 +60,7 @@ class UmadFabric : public Fabric {
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
+  Status ClearStaleSmFlag() override;
   Result<std::vector<DiscoveredPort>> DiscoverPorts() override;
 
  private:
