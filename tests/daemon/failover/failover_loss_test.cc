@@ -34,6 +34,16 @@ class FailoverLossTest : public FailoverTest {
   }
 };
 
+// The master's smsupd must know its standby (status sms[], no NO_STANDBY
+// problem): a kill -9 hands over to the best STANDBY it knows.
+TEST_F(FailoverLossTest, TheMasterListsTheStandby) {
+  ASSERT_NO_FATAL_FAILURE(StartPair());
+  EXPECT_OK(bed().WaitForListedSm(master_name(), standby_name(), "STANDBY", kFailoverDeadline));
+  Result<nlohmann::json> status = master().StatusJson();
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->dump().find("NO_STANDBY"), std::string::npos) << status->dump();
+}
+
 TEST_F(FailoverLossTest, KillOfTheMasterOpenSmMakesTheStandbyMaster) {
   FailoverBedOptions options;
   options.preempt = false;  // the returning node must stay a standby here
@@ -61,8 +71,7 @@ TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
   ASSERT_NO_FATAL_FAILURE(StartPair(options));
   ASSERT_OK(bed().UnlinkNode(master_name()));
 
-  ExpectSoleMaster(standby_name());
-  ExpectEveryCaFollows(standby_name());
+  ExpectSoleMaster(standby_name());  // every HCA but the unlinked one follows
   ExpectEvent(standby_name(), "master-lost");
 
   // The node comes back: sticky mastership keeps H1_2 master, the returning
@@ -70,6 +79,7 @@ TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
   ASSERT_OK(bed().RelinkNode(master_name()));
   EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
   ExpectSoleMaster(standby_name());
+  ExpectEveryCaFollows(standby_name());
   EXPECT_OK(FailoverBed::Hold(
       "sole master " + standby_name() + " after the old master returned",
       [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
