@@ -2,6 +2,7 @@
 #include "daemon/pkey/pkey_verifier.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "config/pkey_tables.h"
 
@@ -111,45 +112,70 @@ PKeyMismatch MakeMismatch(const DiscoveredPort& port, std::string host, const st
   return mismatch;
 }
 
+// What every port's check needs, gathered once.
+struct Context {
+  std::map<Guid, std::string> hosts;
+  std::map<Guid, std::set<uint16_t>> expected;
+  Guid local_port = 0;
+  std::chrono::steady_clock::time_point deadline;
+
+  // "h3 0x...": the inventory name, else the node description.
+  std::string Name(Guid guid, const std::string& description) const {
+    auto host = hosts.find(guid);
+    return host != hosts.end() ? host->second : description;
+  }
+  std::string Label(Guid guid, const std::string& description) const {
+    std::string name = Name(guid, description);
+    return (name.empty() ? std::string() : name + " ") + FormatGuid(guid);
+  }
+};
+
+// Reads one port's table and records it: unreachable, a mismatch, or a
+// match. Returns the entries read (for the fallback check).
+std::optional<std::set<uint16_t>> CheckPort(Fabric& fabric, const DiscoveredPort& port, const Context& context,
+                                            PKeyVerification& verification) {
+  Result<std::vector<uint16_t>> table = std::chrono::steady_clock::now() < context.deadline
+                                            ? ReadTable(fabric, port, context.local_port)
+                                            : Error{"not read: verification out of time"};
+  if (!table) {
+    verification.unreachable.push_back(context.Label(port.port_guid, port.node_description) + ": " +
+                                       table.error().message);
+    return std::nullopt;
+  }
+  ++verification.checked;
+  std::set<uint16_t> entries = Entries(*table);
+  auto want = context.expected.find(port.port_guid);
+  const std::set<uint16_t> none;
+  const std::set<uint16_t>& expected = want != context.expected.end() ? want->second : none;
+  if (!Matches(expected, entries, table->size())) {
+    verification.mismatches.push_back(
+        MakeMismatch(port, context.Name(port.port_guid, port.node_description), expected, entries));
+  }
+  return entries;
+}
+
 }  // namespace
 
 PKeyVerification VerifyPKeys(Fabric& fabric, const config::Config& config,
                              const std::vector<DiscoveredPort>& ports, const VerifyOptions& options) {
   PKeyVerification verification;
-  std::map<Guid, std::string> hosts = HostNames(config);
-  auto label = [&hosts](Guid guid, const std::string& description) {
-    auto host = hosts.find(guid);
-    std::string name = host != hosts.end() ? host->second : description;
-    return (name.empty() ? std::string() : name + " ") + FormatGuid(guid);
-  };
-
   std::vector<Guid> absent;
   std::vector<DiscoveredPort> chosen = ChoosePortsToVerify(config, ports, options, &absent);
-  for (Guid guid : absent) verification.absent.push_back(label(guid, ""));
-  verification.expected = static_cast<int>(chosen.size());
-  std::map<Guid, std::set<uint16_t>> expected = ExpectedEntries(config, chosen, options.local_sm_port);
+  Context context;
+  context.hosts = HostNames(config);
+  context.expected = ExpectedEntries(config, chosen, options.local_sm_port);
   Result<Guid> local = fabric.LocalPortGuid();
-  Guid local_port = local ? *local : 0;
+  context.local_port = local ? *local : 0;
+  context.deadline = options.deadline;
 
+  for (Guid guid : absent) verification.absent.push_back(context.Label(guid, ""));
+  verification.expected = static_cast<int>(chosen.size());
   std::map<Guid, std::set<uint16_t>> actual;
   for (const DiscoveredPort& port : chosen) {
-    Result<std::vector<uint16_t>> table = ReadTable(fabric, port, local_port);
-    if (!table) {
-      verification.unreachable.push_back(label(port.port_guid, port.node_description) + ": " +
-                                         table.error().message);
-      continue;
-    }
-    ++verification.checked;
-    std::set<uint16_t> entries = Entries(*table);
-    const std::set<uint16_t>& want = expected[port.port_guid];
-    if (!Matches(want, entries, table->size())) {
-      auto host = hosts.find(port.port_guid);
-      verification.mismatches.push_back(
-          MakeMismatch(port, host != hosts.end() ? host->second : port.node_description, want, entries));
-    }
-    actual[port.port_guid] = std::move(entries);
+    std::optional<std::set<uint16_t>> entries = CheckPort(fabric, port, context, verification);
+    if (entries) actual[port.port_guid] = std::move(*entries);
   }
-  verification.default_fallback = LooksLikeFallback(expected, actual);
+  verification.default_fallback = LooksLikeFallback(context.expected, actual);
   return verification;
 }
 

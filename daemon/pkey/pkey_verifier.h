@@ -18,6 +18,7 @@
 // as `default_fallback`, apart from ordinary mismatches.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -69,6 +70,10 @@ struct PKeyVerification {
 struct VerifyOptions {
   int sample_ports = 32;
   Guid local_sm_port = 0;  // the MASTER's port: SM-port base rule
+  // Ports not read by then are reported unreachable ("out of time") instead
+  // of read: a silent port costs a few MAD timeouts, and the caller's MAD
+  // thread deadline must not cut the whole verification short.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Blocking: call on the MAD thread (through MadWorker). Reads the P_Key table of every end

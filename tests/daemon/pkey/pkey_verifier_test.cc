@@ -235,6 +235,17 @@ TEST_F(PKeyVerifierTest, FullTableOnlyNeedsExpectedEntries) {
   EXPECT_EQ(Verify().mismatches.size(), 1u);
 }
 
+TEST_F(PKeyVerifierTest, PortsLeftAtTheDeadlineAreUnreachable) {
+  VerifyOptions options;
+  options.local_sm_port = kSmPort;
+  options.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  PKeyVerification result = VerifyPKeys(fabric_, config_, ports_, options);
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.checked, 0);
+  ASSERT_EQ(result.unreachable.size(), 11u);
+  EXPECT_NE(result.unreachable[0].find("out of time"), std::string::npos);
+}
+
 TEST_F(PKeyVerifierTest, NoSampleReadsOnlyTheNamedPorts) {
   PKeyVerification result = Verify(0);
   EXPECT_TRUE(result.ok());
