@@ -111,6 +111,9 @@ bool SmsupdNode::Running() { return process_ != nullptr && process_->process->Ru
 void SmsupdNode::Kill() {
   if (process_ != nullptr) process_->process->Kill();
   if (auto pid = OpenSmPid()) opensm_pids_.push_back(*pid);
+  // Also any OpenSM of this node the pid file no longer names (a restart
+  // in flight, or a pid file removed with the directory).
+  for (pid_t pid : FindProcessesMentioning(state_dir() + "/opensm.conf")) opensm_pids_.push_back(pid);
   for (pid_t pid : opensm_pids_) {
     if (ProcessAlive(pid)) ::kill(pid, SIGKILL);
   }
