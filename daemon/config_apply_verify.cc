@@ -15,9 +15,11 @@ using Steady = std::chrono::steady_clock;
 namespace {
 
 // How long one round waits for "SUBNET UP" before verifying anyway: OpenSM
-// may never flush the line (force_log_flush FALSE), and a heavy sweep of a
-// 648-HCA simulated fabric takes ~0.35 s.
-constexpr auto kSweepWait = std::chrono::seconds(3);
+// may never flush the line (force_log_flush FALSE: INFO lines stay in its
+// buffer), and a heavy sweep of a 648-HCA simulated fabric takes ~0.35 s. A
+// sweep not done by then shows as mismatches, and the second round (one
+// more SIGHUP) waits again.
+constexpr auto kSweepWait = std::chrono::milliseconds(1000);
 constexpr auto kSweepPoll = std::chrono::milliseconds(25);
 
 }  // namespace

@@ -69,6 +69,7 @@ Status Daemon::StartUp() {
   port_guid_ = *port;
   Status applied = ApplyInitialConfig(port_guid_);
   if (!applied) return applied;
+  EnsureApplyParts();  // OpenSM's log watched from the start; this generation stored
 
   OpenSmLaunchSpec spec{config_.sm.opensm.binary, StatePaths{config_.state_dir}.OpenSmConf(),
                         config_.state_dir, port_guid_};

@@ -38,6 +38,11 @@ policy::PolicyConfig Daemon::MakePolicyConfig() const {
   policy.preempt = sm.preempt;
   policy.hold_time = std::chrono::seconds(sm.failover.hold_time_s);
   policy.miss_threshold = sm.failover.miss_threshold;
+  // The master's port answers but its SM does not: the SM process is dead
+  // (its own smsupd hands over within milliseconds) or hung. Wait ~1.5 s
+  // more before taking over: a master busy in a long sweep on a lossy
+  // fabric must not be taken over.
+  policy.silent_sm_extra_misses = 7;
   policy.handover_timeout = std::chrono::milliseconds(sm.failover.handover_timeout_ms);
   // The SMs smsupd expects: this port and the inventory's ports. Any other
   // SM (a switch-embedded one, a forgotten OpenSM) raises UNKNOWN_SM.

@@ -10,6 +10,8 @@ namespace {
 
 using SteadyNow = std::chrono::steady_clock;
 
+// How often a MASTER walks the subnet for SMs its SA does not list.
+constexpr std::chrono::seconds kDiscoveryInterval{10};
 // OpenSM logged ERR 2F18 this recently: SM_KEY_MISMATCH stays raised.
 constexpr std::chrono::seconds kSmKeyMismatchMemory{60};
 
@@ -67,6 +69,12 @@ void FailoverController::RunRound() {
   WatchRequest request;
   request.inventory = round_started_ >= inventory_due_;
   for (const SmRecord& r : inventory_) request.known_sm_lids.push_back(r.lid);
+  // The walk costs a few hundred ms on a large subnet: only where no master
+  // must be watched meanwhile (the local SM is MASTER, or there is none),
+  // and at most every kDiscoveryInterval.
+  const bool watching = last_round_.master_lid != 0;
+  request.discover = request.inventory && !watching && round_started_ >= discovery_due_;
+  if (request.discover) discovery_due_ = round_started_ + kDiscoveryInterval;
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
       [this, asked = request.inventory](Result<WatchRound> round) {
@@ -93,13 +101,15 @@ void FailoverController::RunRound() {
         round_again_ = false;
         ScheduleRound(delay);
       },
-      timing_.round_deadline);
+      // UmadFabricOptions::discovery_budget bounds the walk.
+      request.discover ? timing_.round_deadline + std::chrono::seconds(10) : timing_.round_deadline);
 }
 
 void FailoverController::OnRound(const WatchRound& round) {
   UpdateMasterWatch(round);
   UpdateInventory(round);
   last_round_ = round;
+  CheckPriorityApplied(round);
   Step(Observe(round, round.sms.has_value()));
   actuator_.Observed(latest_);
 }
@@ -163,6 +173,35 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
                                     [&](const SmRecord& r) { return r.lid == local_lid; }))
     seen.sms.push_back({local_lid, *seen.local_sm});
   latest_ = std::move(seen);
+}
+
+// OpenSM re-reads sm_priority in the heavy sweep a SIGHUP forces; a MASTER
+// still at the old priority long after is not sweeping (stuck in a sweep
+// whose MADs never completed). Raised for the operator: the fabric keeps
+// its last programming, but changes (P_Keys, failover) will not happen.
+void FailoverController::CheckPriorityApplied(const WatchRound& round) {
+  constexpr std::chrono::seconds kSweepGrace{10};
+  const auto wanted = policy_.commanded_priority();
+  const bool stale = opensm_running_ && wanted && round.local_sm &&
+                     round.local_sm->state == SmState::kMaster &&
+                     round.local_sm->priority != *wanted;
+  if (!stale) {
+    priority_stale_since_.reset();
+    if (not_sweeping_raised_) actuator_.Problem("OPENSM_NOT_SWEEPING", "", false);
+    not_sweeping_raised_ = false;
+    return;
+  }
+  const auto now = SteadyNow::now();
+  if (!priority_stale_since_) priority_stale_since_ = now;
+  if (!not_sweeping_raised_ && now - *priority_stale_since_ >= kSweepGrace) {
+    not_sweeping_raised_ = true;
+    actuator_.Problem("OPENSM_NOT_SWEEPING",
+                      "the local MASTER still runs at priority " +
+                          std::to_string(round.local_sm->priority) + " " +
+                          std::to_string(kSweepGrace.count()) + " s after being set to " +
+                          std::to_string(*wanted) + ": OpenSM is not completing heavy sweeps",
+                      true);
+  }
 }
 
 policy::Observation FailoverController::Observe(const WatchRound& round, bool fresh_inventory) {

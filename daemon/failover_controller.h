@@ -92,6 +92,7 @@ class FailoverController {
   void Answer(bool ok, const std::string& text);
   void UpdateMasterWatch(const WatchRound& round);
   void UpdateInventory(const WatchRound& round);
+  void CheckPriorityApplied(const WatchRound& round);
   std::optional<SmInfo> LocalSmInfo() const;
 
   boost::asio::io_context& io_;
@@ -107,6 +108,7 @@ class FailoverController {
   bool round_again_ = false;
   std::chrono::steady_clock::time_point round_started_;
   std::chrono::steady_clock::time_point inventory_due_;
+  std::chrono::steady_clock::time_point discovery_due_;
 
   // OpenSM as the supervisor reports it.
   bool opensm_running_ = false;
@@ -120,6 +122,9 @@ class FailoverController {
   std::optional<policy::MasterWatch> watch_;
   bool port_silent_streak_ = true;  // every cross-check of this miss streak failed
   std::optional<policy::OperatorCommand> pending_command_;
+  // The local SM has reported a priority other than the commanded one since.
+  std::optional<std::chrono::steady_clock::time_point> priority_stale_since_;
+  bool not_sweeping_raised_ = false;
 
   // The operator waiting for a failover answer.
   struct Waiting {

@@ -10,7 +10,8 @@ namespace {
 // answer its own SMInfo is listed NOTACTIVE (the SA's row may be seconds old);
 // one only we knew of and that does not answer is dropped.
 std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRound& round,
-                                                   const std::vector<uint16_t>& known) {
+                                                   const std::vector<uint16_t>& known,
+                                                   bool discover) {
   std::map<uint16_t, SmRecord> by_lid;
   bool from_sa = false;
   if (auto records = fabric.GetSmInfoRecords()) {
@@ -19,6 +20,13 @@ std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRo
   }
   for (uint16_t lid : known)
     if (lid != 0 && !by_lid.contains(lid)) by_lid[lid] = SmRecord{lid, {}};
+  if (discover) {
+    if (auto ports = fabric.DiscoverPorts()) {
+      for (const DiscoveredPort& port : *ports)
+        if (port.is_sm && port.lid != 0 && !by_lid.contains(port.lid))
+          by_lid[port.lid] = SmRecord{port.lid, {}};
+    }
+  }
   const uint16_t local_lid = round.local_port ? round.local_port->lid : 0;
   std::vector<SmRecord> out;
   for (auto& [lid, record] : by_lid) {
@@ -61,7 +69,7 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   const bool master_healthy = round.master_lid == 0 || round.master.has_value();
   const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
   if (request.inventory && master_healthy && sa_reachable) {
-    round.sms = TakeInventory(fabric, round, request.known_sm_lids);
+    round.sms = TakeInventory(fabric, round, request.known_sm_lids, request.discover);
   }
   return round;
 }

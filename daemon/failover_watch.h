@@ -11,7 +11,9 @@
 //      vs "node or link gone");
 //   4. when asked (every inventory interval), the SA's SMInfoRecords and a
 //      direct SMInfo Get of every SM known so far, because the SA answers
-//      from the master's own remote-SM table, which lags (fabric.h).
+//      from the master's own remote-SM table, which lags (fabric.h); now and
+//      then (WatchRequest::discover) a directed-route walk adds every port
+//      whose IsSM bit is set.
 // The SA is never asked while the master misses polls: its timeout would
 // hold the MAD thread and delay the next liveness poll.
 #pragma once
@@ -28,6 +30,10 @@ namespace smsupd {
 struct WatchRequest {
   bool inventory = false;              // step 4 in this round
   std::vector<uint16_t> known_sm_lids;  // SMs seen before (for step 4)
+  // Step 4 also walks the subnet (Fabric::DiscoverPorts) for ports with
+  // IsSM set: the SA of OpenSM 3.3.23 may not list a standby that started
+  // after the master's last heavy sweep, sometimes for minutes.
+  bool discover = false;
 };
 
 struct WatchRound {
