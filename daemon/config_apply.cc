@@ -107,6 +107,10 @@ void Daemon::StartApply(ApplyRequest request, Reply reply) {
                    apply_run_->generation);
       return reply(MakeResponse(ResultCode::kBusy, "queued"));
     }
+    // An invalid file is refused as invalid, busy or not: config management
+    // must get the diagnostics, not "try again".
+    if (auto next = LoadForApply(request); !next)
+      return reply(MakeResponse(ResultCode::kError, next.error().message));
     return reply(MakeResponse(ResultCode::kBusy, "generation " + std::to_string(apply_run_->generation) +
                                                      " is being applied; try again when it is done"));
   }

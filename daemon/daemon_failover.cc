@@ -145,6 +145,7 @@ void Daemon::Problem(const std::string& id, const std::string& text, bool raised
 }
 
 void Daemon::FailoverEvent(const std::string& kind, const std::string& text) {
+  if (kind == "OPENSM_ADOPTED") return;  // the supervisor reports the adoption itself
   spdlog::log(IsWarning(kind) ? spdlog::level::warn : spdlog::level::info, "{} {}", kind, text);
   AddEvent(EventKindOf(kind), {{"text", text}});
 }

@@ -85,7 +85,7 @@ void FailoverController::Failover(std::optional<Guid> to, bool wait,
                       " ms; the handover may still complete (see smctl events)");
   });
   pending_command_ = policy::OperatorCommand{policy::OperatorCommand::Kind::kFailover, to};
-  Step(Observe(last_round_, false));
+  InventoryNow();
 }
 
 void FailoverController::Answer(bool ok, const std::string& text) {

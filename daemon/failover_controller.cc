@@ -73,7 +73,11 @@ void FailoverController::RunRound() {
   // must be watched meanwhile (the local SM is MASTER, or there is none),
   // and at most every kDiscoveryInterval.
   const bool watching = last_round_.master_lid != 0;
-  request.discover = request.inventory && !watching && round_started_ >= discovery_due_;
+  const bool standby_known = std::any_of(inventory_.begin(), inventory_.end(), [](const SmRecord& r) {
+    return r.info.state == SmState::kStandby;
+  });
+  request.discover = request.inventory && !watching &&
+                     (round_started_ >= discovery_due_ || !standby_known);
   if (request.discover) discovery_due_ = round_started_ + kDiscoveryInterval;
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
@@ -217,8 +221,12 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
   if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
   obs.sm_key_mismatch = sm_key_mismatch_at_ &&
                         SteadyNow::now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
-  obs.command = pending_command_;
-  pending_command_.reset();
+  // A command is decided on a round that took the inventory: the SMs it
+  // hands over to must be known now, not as of seconds ago.
+  if (fresh_inventory) {
+    obs.command = pending_command_;
+    pending_command_.reset();
+  }
   return obs;
 }
 
@@ -243,7 +251,22 @@ void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = SteadyNow::
 
 void FailoverController::StopRequested() {
   pending_command_ = policy::OperatorCommand{policy::OperatorCommand::Kind::kStop, std::nullopt};
-  Step(Observe(last_round_, false));
+  InventoryNow();
+}
+
+// The next round takes the inventory (and walks the subnet if this SM
+// watches no master), at once.
+void FailoverController::InventoryNow() {
+  inventory_due_ = discovery_due_ = SteadyNow::now();
+  if (running_) {
+    PollSoon();
+  } else {
+    // Not watching (yet): decide on what is known.
+    policy::Observation observation = Observe(last_round_, false);
+    observation.command = pending_command_;
+    pending_command_.reset();
+    Step(std::move(observation));
+  }
 }
 
 }  // namespace smsupd

@@ -93,6 +93,7 @@ class FailoverController {
   void UpdateMasterWatch(const WatchRound& round);
   void UpdateInventory(const WatchRound& round);
   void CheckPriorityApplied(const WatchRound& round);
+  void InventoryNow();
   std::optional<SmInfo> LocalSmInfo() const;
 
   boost::asio::io_context& io_;
