@@ -61,11 +61,13 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
 }
 
 // Runs in the forked child: only async-signal-safe calls until execve.
-[[noreturn]] void ExecChild(pid_t parent, const char* path, char** argv, char** envp, const char* cwd,
-                            int stdin_fd, int stdout_fd, int stderr_fd) {
+[[noreturn]] void ExecChild(pid_t parent, bool outlive_parent, const char* path, char** argv, char** envp,
+                            const char* cwd, int stdin_fd, int stdout_fd, int stderr_fd) {
   setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // the parent died before prctl
+  if (!outlive_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl
+  }
   dup2(stdin_fd, 0);
   dup2(stdout_fd, 1);
   dup2(stderr_fd, 2);
@@ -105,7 +107,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ChildSpec& spec)
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
-    ExecChild(parent, path.c_str(), argv.data(), envp.data(), spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
+    ExecChild(parent, spec.outlive_parent, path.c_str(), argv.data(), envp.data(), spec.cwd.empty() ? nullptr : spec.cwd.c_str(),
               spec.pipe_stdin ? in_pipe[0] : null_in, spec.pipe_stdout ? out_pipe[1] : out_fd, out_fd);
   }
   const int fork_errno = errno;

@@ -29,6 +29,7 @@ struct ChildSpec {
   std::string output_path;                       // stdout+stderr appended here; empty: /dev/null
   bool pipe_stdin = false;                       // keep a pipe to its stdin (WriteStdin)
   bool pipe_stdout = false;                      // stdout to a pipe (stdout_fd), stderr to output_path
+  bool outlive_parent = false;                   // no PR_SET_PDEATHSIG (only for testbed-reaper)
 };
 
 struct ExitStatus {

@@ -18,6 +18,9 @@ using std::chrono::milliseconds;
 // Errors inside umad2sim itself (see NodeEnvironment).
 constexpr char kAsanSuppressions[] = "interceptor_via_lib:libumad2sim.so\n";
 
+// The reaper scans /proc once or a few times: well under a second.
+constexpr milliseconds kReaperDeadline(5000);
+
 // Parsing the 648-HCA net file and binding sockets takes well under a second.
 constexpr milliseconds kIbsimReadyDeadline(15000);
 
@@ -46,6 +49,11 @@ std::string ProbeExecutable() {
   return env && *env ? env : SMSUPD_TESTBED_PROBE_PATH;
 }
 
+std::string ReaperExecutable() {
+  const char* env = std::getenv("SMSUPD_TESTBED_REAPER");
+  return env && *env ? env : SMSUPD_TESTBED_REAPER_PATH;
+}
+
 SimulatedFabric::SimulatedFabric(Topology topology, FabricOptions options)
     : topology_(std::move(topology)), options_(std::move(options)), probe_([this] { return LaunchProbe(); }) {}
 
@@ -65,6 +73,7 @@ Status SimulatedFabric::Launch() {
   const std::string net_file = dir_ + "/net";
   if (Status s = topology_.WriteNetFile(net_file); !s) return s;
   if (Status s = WriteFileAtomically(dir_ + "/asan.supp", kAsanSuppressions); !s) return s;
+  if (Status s = StartReaper(); !s) return s;
   ChildSpec spec;
   spec.argv = {"ibsim", "-s", net_file};
   spec.env = {{"IBSIM_SOCKNAME", socket_name_}};
@@ -90,8 +99,25 @@ Status SimulatedFabric::Launch() {
   return Status::Ok();
 }
 
+Status SimulatedFabric::StartReaper() {
+  ChildSpec spec;
+  spec.argv = {ReaperExecutable(), socket_name_};
+  spec.unset_env = {"LD_PRELOAD", "IBSIM_SOCKNAME"};
+  spec.output_path = dir_ + "/reaper.log";
+  spec.pipe_stdin = true;
+  spec.outlive_parent = true;
+  Result<std::unique_ptr<ChildProcess>> reaper = ChildProcess::Start(spec);
+  if (!reaper) return Error{"cannot start testbed-reaper: " + reaper.error().message};
+  reaper_ = std::move(*reaper);
+  return Status::Ok();
+}
+
 SimulatedFabric::~SimulatedFabric() {
   StopAll();
+  if (reaper_) {
+    reaper_->CloseStdin();
+    (void)reaper_->Wait(kReaperDeadline);
+  }
   if (!options_.keep_dir && !dir_.empty()) {
     std::error_code ignored;
     fs::remove_all(dir_, ignored);

@@ -74,18 +74,23 @@ class SimulatedFabric {
 
   // Pids of every process this fabric started that is still running.
   std::vector<pid_t> LivePids();
-  // Kills every process, ibsim last. Also done by the destructor.
+  // Kills every process, ibsim last. Also done by the destructor, which
+  // then lets testbed-reaper kill whatever else still runs on the fabric
+  // (an OpenSM that an smsupd started). The reaper also does that when the
+  // test process dies without a teardown.
   void StopAll();
 
  private:
   SimulatedFabric(Topology topology, FabricOptions options);
   Status Launch();
+  Status StartReaper();
   Result<std::unique_ptr<ChildProcess>> LaunchProbe();
 
   Topology topology_;
   FabricOptions options_;
   std::string dir_;
   std::string socket_name_;
+  std::unique_ptr<ChildProcess> reaper_;  // testbed-reaper: its stdin closes with us
   std::unique_ptr<ChildProcess> ibsim_;
   std::vector<std::unique_ptr<NodeProcess>> processes_;
   FabricProbe probe_;
@@ -95,5 +100,7 @@ class SimulatedFabric {
 // Path of the testbed-probe executable (env SMSUPD_TESTBED_PROBE overrides
 // the one built next to the library).
 std::string ProbeExecutable();
+// Path of testbed-reaper (env SMSUPD_TESTBED_REAPER overrides).
+std::string ReaperExecutable();
 
 }  // namespace smsupd::testbed

@@ -30,6 +30,10 @@ std::set<Guid> WalkedPortGuids(const std::vector<WalkedPort>& walk) {
   return guids;
 }
 
+// A node process with a child in its own session: out of reach of the
+// process-group kill and of PR_SET_PDEATHSIG, like the OpenSM an smsupd starts.
+constexpr char kEscapingSleeper[] = "setsid sleep 300 & exec sleep 300";
+
 class SimulatedFabricTest : public FabricTest {};
 
 TEST_F(SimulatedFabricTest, ProbeSeesExactlyTheGeneratedFabric) {
@@ -100,19 +104,23 @@ TEST_F(SimulatedFabricTest, DroppedMadsFailWithinTheDeadlineAndRecover) {
 TEST_F(SimulatedFabricTest, TeardownLeavesNoProcessBehind) {
   ASSERT_TRUE(StartFabric(MakeTwoSwitchTopology()));
   ASSERT_TRUE(probe().Discover().ok());
-  ASSERT_TRUE(fabric().RunOnNode("H2_1", {"sleep", "300"}, "sleeper").ok());
+  // The setsid'd sleep escapes the process group, as an OpenSM started by
+  // smsupd does.
+  ASSERT_TRUE(fabric().RunOnNode("H2_1", {"sh", "-c", kEscapingSleeper}, "sleeper").ok());
   const std::string name = fabric().socket_name();
   const std::string dir = fabric().dir();
-  // ibsim, probe, sleeper (a child shows the name once it has exec'd)
-  ASSERT_TRUE(WaitFor("three processes of " + name, [&] { return FindProcessesMentioning(name).size() >= 3; },
+  // reaper, ibsim, probe, sleeper, escaped sleeper (a child shows the name
+  // once it has exec'd)
+  ASSERT_TRUE(WaitFor("five processes of " + name, [&] { return FindProcessesMentioning(name).size() >= 5; },
                       milliseconds(5000)).ok());
   fabric_.reset();
   EXPECT_TRUE(FindProcessesMentioning(name).empty());
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
-// The test binary dying (a crash, kill -9) must not leave ibsim or a node
-// process behind: children get SIGKILL from the kernel (PR_SET_PDEATHSIG).
+// The test binary dying (a crash, kill -9, ctest's timeout) must not leave
+// ibsim or a node process behind: children get SIGKILL from the kernel
+// (PR_SET_PDEATHSIG), and testbed-reaper kills what escaped their group.
 TEST(SimulatedFabricOrphanTest, ChildrenDieWithTheProcessThatStartedThem) {
   int report[2];
   ASSERT_EQ(pipe(report), 0);
@@ -122,7 +130,7 @@ TEST(SimulatedFabricOrphanTest, ChildrenDieWithTheProcessThatStartedThem) {
     FabricOptions options;
     options.name = "orphan";
     Result<std::unique_ptr<SimulatedFabric>> fabric = SimulatedFabric::Start(MakeTwoSwitchTopology(), options);
-    if (!fabric || !(*fabric)->RunOnNode("H1_1", {"sleep", "300"}, "sleeper").ok()) _exit(1);
+    if (!fabric || !(*fabric)->RunOnNode("H1_1", {"sh", "-c", kEscapingSleeper}, "sleeper").ok()) _exit(1);
     std::string line = (*fabric)->socket_name() + "\n" + (*fabric)->dir() + "\n";
     if (write(report[1], line.data(), line.size()) < 0) _exit(1);
     pause();
@@ -140,8 +148,8 @@ TEST(SimulatedFabricOrphanTest, ChildrenDieWithTheProcessThatStartedThem) {
   const std::string name = reported ? text.substr(0, text.find('\n')) : "";
   const std::string dir = reported ? text.substr(text.find('\n') + 1, text.rfind('\n') - text.find('\n') - 1) : "";
   const bool running =
-      reported && WaitFor("ibsim and the sleeper", [&] { return FindProcessesMentioning(name).size() >= 2; },
-                          milliseconds(5000)).ok();
+      reported && WaitFor("reaper, ibsim and both sleepers",
+                          [&] { return FindProcessesMentioning(name).size() >= 4; }, milliseconds(5000)).ok();
   kill(owner, SIGKILL);  // the "test binary" dies, whatever happened above
   waitpid(owner, nullptr, 0);
   ASSERT_TRUE(reported) << "the owner failed to start a fabric";
