@@ -29,9 +29,15 @@ std::string ReadFileOrEmpty(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Paths under the fabric directory must stay short: a Unix socket path
+// (smsupd's control socket, <dir>/smsupd-H1_1/run/smsupd.sock) holds at most
+// 107 bytes, and long test names used whole overflowed it.
+constexpr size_t kMaxNameInDir = 32;
+
 Result<std::string> MakeTempDir(const std::string& name) {
   const char* base = std::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base ? base : "/tmp") + "/smsupd-tb-" + name + "-XXXXXX";
+  std::string pattern = std::string(base && *base ? base : "/tmp") + "/smsupd-tb-" +
+                        name.substr(0, kMaxNameInDir) + "-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) return Error{"cannot create " + pattern};
   return pattern;
 }
@@ -47,6 +53,11 @@ bool IbsimListening(const std::string& socket_name) {
 std::string ProbeExecutable() {
   const char* env = std::getenv("SMSUPD_TESTBED_PROBE");
   return env && *env ? env : SMSUPD_TESTBED_PROBE_PATH;
+}
+
+bool TestBedDebug() {
+  const char* env = std::getenv("SMSUPD_TB_DEBUG");
+  return env && *env && std::string(env) != "0";
 }
 
 std::string ReaperExecutable() {
@@ -76,6 +87,7 @@ Status SimulatedFabric::Launch() {
   if (Status s = StartReaper(); !s) return s;
   ChildSpec spec;
   spec.argv = {"ibsim", "-s", net_file};
+  if (TestBedDebug()) spec.argv.insert(spec.argv.begin() + 1, "-v");
   spec.env = {{"IBSIM_SOCKNAME", socket_name_}};
   spec.unset_env = {"LD_PRELOAD"};
   spec.cwd = dir_;
@@ -167,7 +179,8 @@ std::map<std::string, std::string> SimulatedFabric::NodeEnvironment(const std::s
   const char* asan = std::getenv("ASAN_OPTIONS");
   std::string asan_options = std::string(asan ? asan : "") +
                              ":verify_asan_link_order=0:detect_leaks=0:suppressions=" + dir_ + "/asan.supp";
-  return {{"LD_PRELOAD", kUmad2SimLibrary}, {"SIM_HOST", node},
+  const std::string preload = std::string(SMSUPD_TESTBED_TRAP_TIMEOUT_PATH) + ":" + kUmad2SimLibrary;
+  return {{"LD_PRELOAD", preload}, {"SIM_HOST", node},
           {"IBSIM_SOCKNAME", socket_name_}, {"OSM_TMP_DIR", dir + "/tmp"},
           {"OSM_CACHE_DIR", dir + "/cache"}, {"ASAN_OPTIONS", asan_options}};
 }

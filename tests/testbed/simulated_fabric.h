@@ -100,6 +100,9 @@ class SimulatedFabric {
 // Path of the testbed-probe executable (env SMSUPD_TESTBED_PROBE overrides
 // the one built next to the library).
 std::string ProbeExecutable();
+// SMSUPD_TB_DEBUG=1: ibsim runs with -v (client attach/detach, IsSM
+// changes, every packet) and smsupd's OpenSMs log everything (log_flags 0xff).
+bool TestBedDebug();
 // Path of testbed-reaper (env SMSUPD_TESTBED_REAPER overrides).
 std::string ReaperExecutable();
 

@@ -58,8 +58,9 @@ std::string SmsupdYaml(const SimulatedFabric& fabric, const SmsupdNodeSpec& spec
     << "  role: " << spec.role << "\n"
     << "  preempt: " << (spec.preempt ? "true" : "false") << "\n"
     << "  failover:\n    hold_time_s: " << spec.hold_time_s << "\n"
-    << "  opensm:\n    log_file: " << dir << "/opensm.log\n"
-    << spec.extra_sm_yaml
+    << "  opensm:\n    log_file: " << dir << "/opensm.log\n";
+  if (TestBedDebug()) y << "    options:\n      log_flags: 0xff\n      force_log_flush: true\n";
+  y << spec.extra_sm_yaml
     << "state_dir: " << dir << "/state\n"
     << "control:\n  socket: " << dir << "/run/smsupd.sock\n"
     << "hosts:\n";
