@@ -67,6 +67,16 @@ bool FailoverPolicy::OnOpenSmExited() {
       state_ == SupervisorState::kMaster || state_ == SupervisorState::kHandingOver ||
       last_local_state_ == SmState::kMaster;
   std::optional<SmEntry> master = RemoteMaster();
+  const auto& port = observation_->local_port;
+  if (port && port->port_state == 1) {
+    // Nothing can be reached through a Down port, and an OpenSM started now
+    // would find nothing: start it when the port is back.
+    if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+    Emit(Action::EmitEvent("OPENSM_WAITS_FOR_PORT", "local OpenSM exited (" + info +
+                                                        ") while the local port is Down"));
+    restart_after_port_down_ = true;
+    return true;
+  }
   if (was_master) {
     if (auto best = BestStandby(view_, config_.local_guid)) {
       Emit(Action::SendHandover(best->guid, best->lid, "local MASTER OpenSM exited (" + info + ")"));

@@ -65,6 +65,7 @@ Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
     }
     if (state_ == before) break;
   }
+  StepDownWhenIsolated();
   ReconcilePriority();
   UpdateProblems();
   if (auto s = LocalState()) last_local_state_ = s;
@@ -187,6 +188,40 @@ void FailoverPolicy::ReconcilePriority() {
   }
 }
 
+// A MASTER whose own port goes Down has lost the fabric: the standby on the
+// other side takes over within ~0.5 s. OpenSM itself notices only at its next
+// heavy sweep (sweep_interval, 10 s by default), so a link that returns
+// before then brings back a second MASTER at the top priority, which wins
+// OpenSM's election against the new master. smsupd therefore stops that
+// OpenSM at once (OnOpenSmExited defers the restart) and starts a fresh one
+// at the standby priority once the port is no longer Down: it rejoins like
+// any returning node, and the preempt hold time applies from then.
+void FailoverPolicy::StepDownWhenIsolated() {
+  const auto& port = observation_->local_port;
+  if (!port) return;
+  const bool down = port->port_state == 1;
+  if (down && observation_->opensm.running && state_ == SupervisorState::kMaster &&
+      !isolation_stop_sent_) {
+    isolation_stop_sent_ = true;
+    Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
+                           "local port Down while MASTER: OpenSM stopped, so it cannot return as a "
+                           "second MASTER; a standby starts when the port is back"));
+    Emit(Action::StopOpenSm());
+    return;
+  }
+  if (!down) isolation_stop_sent_ = false;
+  if (!down && restart_after_port_down_ && !observation_->opensm.running) {
+    restart_after_port_down_ = false;
+    const auto master = RemoteMaster();
+    const int priority = master ? StandbyPriority(config_, false, master) : config_.standby_priority;
+    commanded_priority_ = priority;
+    Emit(Action::EmitEvent("PORT_BACK", "local port state " + std::to_string(port->port_state) +
+                                            ": OpenSM starts as a standby at priority " +
+                                            std::to_string(priority)));
+    Emit(Action::RestartOpenSm(priority));
+  }
+}
+
 void FailoverPolicy::UpdateProblems() {
   ProblemInputs in;
   in.sms = view_;
@@ -194,6 +229,7 @@ void FailoverPolicy::UpdateProblems() {
   in.local_state = observation_->opensm.running ? LocalState() : std::nullopt;
   in.local_port = observation_->local_port;
   in.opensm_running = observation_->opensm.running;
+  in.opensm_waits_for_port = restart_after_port_down_;
   in.sms_known = sms_known_;
   in.inventory = config_.inventory;
   in.sm_key_mismatch = observation_->sm_key_mismatch;

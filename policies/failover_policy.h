@@ -29,6 +29,9 @@
 //   STOPPING --OPENSM_EXITED / DEADLINE--> STOPPED.
 //   LOCAL_SM_SILENT (OpenSM runs, SMInfo unanswered): StopOpenSm, same state;
 //   the exit that follows takes the OPENSM_EXITED path.
+//   MASTER with the local port Down: StopOpenSm at once; the exit (while the
+//   port is Down) sends no HANDOVER and defers the restart until the port is
+//   back, then RestartOpenSm at the standby priority (StepDownWhenIsolated).
 //
 // The full transition table (legal pairs, guards) is transition_table.cc;
 // every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.
@@ -89,6 +92,7 @@ class FailoverPolicy {
   void ConsumeOneShot(PolicyEvent event);
   void Enter(SupervisorState next, PolicyEvent event);
   void ReconcilePriority();
+  void StepDownWhenIsolated();
   void UpdateProblems();
   void Emit(Action action) { actions_.push_back(std::move(action)); }
 
@@ -170,6 +174,8 @@ class FailoverPolicy {
   bool parked_ = false;            // preempt claim suspended (operator moved us)
   bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
   bool preempt_blocked_reported_ = false;
+  bool isolation_stop_sent_ = false;     // StopOpenSm sent for this port-down episode
+  bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
 
   ProblemTracker problems_;
   std::set<std::pair<SupervisorState, PolicyEvent>> illegal_reported_;

@@ -76,7 +76,8 @@ ProblemSet DetectProblems(const ProblemInputs& in) {
     out[kProblemActCountStalled] =
         "master " + FormatGuid(in.watched_master.value_or(0)) +
         " answers SMInfo but its ActCount does not advance";
-  if (in.opensm_running && (!in.local_port || in.local_port->port_state == 1))
+  if ((in.opensm_running || in.opensm_waits_for_port) &&
+      (!in.local_port || in.local_port->port_state == 1))
     out[kProblemLocalPortDown] = in.local_port ? "local port is Down"
                                                : "local port does not answer PortInfo";
   return out;

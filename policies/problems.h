@@ -33,6 +33,7 @@ struct ProblemInputs {
   std::optional<SmState> local_state;  // nullopt: OpenSM not running
   std::optional<LocalPort> local_port;
   bool opensm_running = false;
+  bool opensm_waits_for_port = false;  // stopped while the port is Down
   bool sms_known = false;           // at least one SA list seen
   std::vector<Guid> inventory;      // empty: UNKNOWN_SM check off
   bool sm_key_mismatch = false;

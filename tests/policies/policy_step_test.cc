@@ -123,6 +123,63 @@ TEST(PolicyStepTest, LocalPortDownBlocksTakeOver) {
   }
 }
 
+Observation LocalMaster(int port_state, SmState local_state = SmState::kMaster) {
+  Observation obs;
+  obs.opensm.running = true;
+  obs.local_sm = LocalSmInfo{local_state, 15, 1};
+  obs.local_port = LocalPort{port_state, 1, 1};
+  return obs;
+}
+
+Observation Stopped(int port_state) {
+  Observation obs;
+  obs.opensm.running = false;
+  obs.opensm.exit_info = "exited with code 0";
+  obs.local_port = LocalPort{port_state, 1, 1};
+  return obs;
+}
+
+// The master's own port goes Down (its link unplugged): the standby takes
+// over on the other side, so the isolated OpenSM must not survive to come
+// back as a second MASTER at 15. It is stopped at once, nothing is sent
+// through the dead port, and a standby starts only when the port is back.
+TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  policy.Decide(obs, kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+
+  TimePoint t = kT0 + Duration(300);
+  Actions down = policy.Decide(LocalMaster(1), t);
+  EXPECT_EQ(Count(down, Action::Kind::kStopOpenSm), 1);
+  // Asked once, however long OpenSM takes to exit.
+  EXPECT_EQ(Count(policy.Decide(LocalMaster(1), t + Duration(150)), Action::Kind::kStopOpenSm), 0);
+
+  Actions exited = policy.Decide(Stopped(1), t + Duration(300));
+  EXPECT_EQ(Count(exited, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+  for (int i = 1; i <= 20; ++i)  // 3 s with the port Down: nothing starts
+    EXPECT_EQ(Count(policy.Decide(Stopped(1), t + Duration(300) + i * Duration(150)),
+                    Action::Kind::kRestartOpenSm), 0) << i;
+  EXPECT_EQ(policy.problems().count(kProblemLocalPortDown), 1u);
+
+  // Link back (port Init, no LID yet): one restart, at the standby priority.
+  Actions back = policy.Decide(Stopped(2), t + Duration(4000));
+  const Action* restart = Find(back, Action::Kind::kRestartOpenSm);
+  ASSERT_NE(restart, nullptr);
+  EXPECT_EQ(restart->priority, policy.config().standby_priority);
+  EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
+}
+
+TEST(PolicyStepTest, AStandbyWhosePortGoesDownChangesNothing) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation obs = StandbyUnder(0, std::nullopt);
+  obs.local_port->port_state = 1;
+  EXPECT_EQ(Count(policy.Decide(obs, kT0 + Duration(150)), Action::Kind::kSetLocalPriority), 0);
+}
+
 TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   constexpr Guid kOther = 0x0002c90300000003;
