@@ -13,17 +13,8 @@ build() {  # build DIR [cmake options...]
   cmake --build "$dir" -j"$jobs"
 }
 
-# Known failures, left out until fixed (each is described in docs/known-issues.md):
-# on the simulated fabric a new master's sweep can stall for good after an
-# OpenSM was killed or a master handed back, and a master dropping a third of
-# its MADs is taken over.
-known_failures='FailoverLossTest\.LossOfTheMasterNode'
-known_failures+='|FailoverPreemptTest\.|FailoverCommandTest\.(FromTheStandby|WithToBothWays)'
-known_failures+='|BusyMasterTest\.|failover_busy_master_soak|PKeyDriftTest\.'
-echo "test.sh: not run (known failures, docs/known-issues.md): $known_failures"
-
 build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -E "$known_failures"
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600
 
 # ASan+UBSan: the unit tests (which drive the daemon's code in-process
 # through fakes) and the real smsupd on the simulated fabric. The other

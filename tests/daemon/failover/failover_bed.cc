@@ -175,7 +175,6 @@ Status FailoverBed::Hold(const std::string& what, const std::function<bool(std::
 
 Status FailoverBed::UnlinkNode(const std::string& node) { return fabric_.UnlinkPort(node, 1); }
 Status FailoverBed::RelinkNode(const std::string& node) { return fabric_.RelinkPort(node, 1); }
-Status FailoverBed::DropMads(const std::string& node, int percent) { return fabric_.SetErrorRate(node, 1, percent); }
 
 std::vector<json> FailoverBed::EventsOfKind(const std::string& node, const std::string& kind) {
   std::vector<json> matching;

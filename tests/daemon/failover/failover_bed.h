@@ -75,8 +75,6 @@ class FailoverBed {
   // The node's HCA port down / up in ibsim (the node is gone / back).
   Status UnlinkNode(const std::string& node);
   Status RelinkNode(const std::string& node);
-  // Drops `percent` of the MADs that reach the node's port.
-  Status DropMads(const std::string& node, int percent);
 
   // Every event of `node`'s smsupd whose kind matches (MASTER_LOST ==
   // master-lost); empty on error.

@@ -6,8 +6,8 @@
 namespace smsupd::testbed {
 namespace {
 
-TEST_F(BusyMasterTest, MasterDroppingAThirdOfItsMadsIsNotTakenOverIn30Seconds) {
-  RunBusyMaster(30, std::chrono::seconds(30));
+TEST_F(BusyMasterTest, MasterSweepingTheLargeFabricIsNotTakenOverIn30Seconds) {
+  RunBusyMaster(std::chrono::seconds(30));
 }
 
 }  // namespace

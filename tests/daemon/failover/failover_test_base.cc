@@ -13,9 +13,12 @@ void FailoverTest::SetUp() {
   if (help.exit_code != 0) GTEST_SKIP() << "this smctl has no `failover` command yet: " << help.Describe();
 }
 
-void FailoverTest::StartPair(FailoverBedOptions options) {
-  Result<Topology> topology = MakeFatTree(4, 4, 2);
-  ASSERT_TRUE(topology.ok()) << topology.error().message;
+void FailoverTest::StartPair(FailoverBedOptions options, std::optional<Topology> topology) {
+  if (!topology) {
+    Result<Topology> small = MakeFatTree(4, 4, 2);
+    ASSERT_TRUE(small.ok()) << small.error().message;
+    topology = std::move(*small);
+  }
   ASSERT_TRUE(StartFabric(*topology));
   options.setup_deadline = kSetupDeadline;
   bed_ = std::make_unique<FailoverBed>(fabric(), std::move(options));

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tests/daemon/failover/failover_bed.h"
@@ -29,8 +30,9 @@ class FailoverTest : public FabricTest {
   // Skips every test while smctl has no `failover` command: the failover
   // policy is not wired into the daemon before that.
   void SetUp() override;
-  // Starts the fabric and both smsupds; ASSERT_NO_FATAL_FAILURE on it.
-  void StartPair(FailoverBedOptions options = {});
+  // Starts the fabric (the 4 x 4 x 2 fat tree unless `topology` is given)
+  // and both smsupds; ASSERT_NO_FATAL_FAILURE on it.
+  void StartPair(FailoverBedOptions options = {}, std::optional<Topology> topology = std::nullopt);
   void TearDown() override;
 
   FailoverBed& bed() { return *bed_; }
