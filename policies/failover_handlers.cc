@@ -94,6 +94,16 @@ bool FailoverPolicy::OnOpenSmExited() {
   return true;
 }
 
+// A handover whose new master is lost before it was confirmed: this SM
+// takes mastership back, unless it is handing over to stop.
+bool FailoverPolicy::TakeBackDuringHandover(const std::string& why) {
+  if (state_ != SupervisorState::kHandingOver) return true;
+  if (stopping_) return false;
+  if (operator_waiting_)
+    Emit(Action::Reply(false, "the new master was lost during the handover (" + why + "); taking over"));
+  return true;
+}
+
 bool FailoverPolicy::OnMasterLost() {
   if (!observation_->master) return false;
   const MasterWatch& w = *observation_->master;
@@ -101,6 +111,7 @@ bool FailoverPolicy::OnMasterLost() {
                           std::to_string(w.consecutive_misses) + " SMInfo polls, its port " +
                           (w.port_answers == false ? "is silent (node gone)"
                                                    : "answers (SM process dead)");
+  if (!TakeBackDuringHandover(why)) return false;
   Emit(Action::EmitEvent("MASTER_LOST", why));
   Emit(Action::TakeOver(why));
   return true;
@@ -111,6 +122,7 @@ bool FailoverPolicy::OnNoMaster() {
   const std::string why =
       "no MASTER in the subnet for " +
       std::to_string(std::chrono::duration_cast<Duration>(now_ - since).count()) + " ms";
+  if (!TakeBackDuringHandover(why)) return false;
   Emit(Action::EmitEvent("NO_MASTER", why));
   Emit(Action::TakeOver(why));
   return true;

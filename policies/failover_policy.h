@@ -20,6 +20,7 @@
 //        ^          (SetLocalPriority(0): OpenSM hands over by itself)        v  |
 //        +------------------ DEADLINE (priority restored) --------------- HANDING_OVER
 //                                                HANDOVER_COMPLETE ------------+
+//   HANDING_OVER --MASTER_LOST / NO_MASTER (the new master died; no stop)--> TAKING_OVER
 //                                               (stop pending: -> STOPPING)
 //
 //   any state with OpenSM running --OPENSM_EXITED--> RECOVERING
@@ -118,6 +119,7 @@ class FailoverPolicy {
   bool OnStartupReady();
   bool OnOpenSmStarted();
   bool OnOpenSmExited();
+  bool TakeBackDuringHandover(const std::string& why);
   bool OnMasterLost();
   bool OnNoMaster();
   bool OnDualMaster();

@@ -81,6 +81,10 @@ const std::vector<Transition> kTable = {
     {S::kHandingOver, E::kOpenSmExited, S::kRecovering, S::kStopped, "no stop pending"},
     {S::kHandingOver, E::kStopCommand, S::kHandingOver, S::kHandingOver, "stop after it"},
     {S::kHandingOver, E::kFailoverCommand, S::kHandingOver, S::kHandingOver, "refused"},
+    // The SM that took mastership died before the handover was confirmed,
+    // and the local SM is STANDBY: take it back (unless stopping).
+    {S::kHandingOver, E::kMasterLost, S::kTakingOver, S::kHandingOver, "no stop pending"},
+    {S::kHandingOver, E::kNoMaster, S::kTakingOver, S::kHandingOver, "no stop pending"},
 
     // RECOVERING: OpenSM down, restart pending in the supervisor.
     {S::kRecovering, E::kOpenSmStarted, S::kNotActive, S::kNotActive, ""},

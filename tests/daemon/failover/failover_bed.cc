@@ -71,10 +71,13 @@ Status FailoverBed::Start() {
   // Only now: two OpenSMs started together can both become master (FABRIC.md).
   if (Status s = StartNode(1, SmStateValue::kStandby); !s) return s;
   if (Status s = WaitForSoleMaster(names_[0], options_.setup_deadline); !s) return s;
-  if (Status s = WaitForSmsupdState(names_[0], "MASTER", options_.setup_deadline); !s) return s;
-  // The steady state every failover starts from: the master's smsupd knows
-  // its standby (until its first inventory it has no one to hand over to).
-  return WaitForListedSm(names_[0], names_[1], "STANDBY", options_.setup_deadline);
+  return WaitForSteadyState(names_[0], names_[1], options_.setup_deadline);
+}
+
+Status FailoverBed::WaitForSteadyState(const std::string& master, const std::string& standby,
+                                       std::chrono::milliseconds deadline) {
+  if (Status s = WaitForSmsupdState(master, "MASTER", deadline); !s) return s;
+  return WaitForListedSm(master, standby, "STANDBY", deadline);
 }
 
 SmsupdNode& FailoverBed::Node(const std::string& name) { return name == names_[0] ? master() : standby(); }

@@ -25,10 +25,12 @@ class FailoverPreemptTest : public FailoverTest {
     ASSERT_NO_FATAL_FAILURE(StartPair(options));
   }
 
-  // kill -9 of `node`'s OpenSM; `survivor` must become the sole MASTER and
-  // `node`'s restarted OpenSM a STANDBY.
+  // From the steady state (node MASTER, its smsupd listing survivor as
+  // STANDBY): kill -9 of `node`'s OpenSM; `survivor` must become the sole
+  // MASTER and `node`'s restarted OpenSM a STANDBY.
   void FailAndReturn(const std::string& node, const std::string& survivor) {
     SCOPED_TRACE("kill -9 of the OpenSM on " + node);
+    ASSERT_OK(bed().WaitForSteadyState(node, survivor, kFailoverDeadline));
     Result<pid_t> killed = bed().Node(node).KillOpenSm();
     ASSERT_TRUE(killed.ok()) << killed.error().message;
     ExpectSoleMaster(survivor);
