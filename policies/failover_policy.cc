@@ -210,6 +210,7 @@ void FailoverPolicy::StepDownWhenIsolated() {
     return;
   }
   if (!down) isolation_stop_sent_ = false;
+  if (state_ != SupervisorState::kRecovering) restart_after_port_down_ = false;  // e.g. stopped meanwhile
   if (!down && restart_after_port_down_ && !observation_->opensm.running) {
     restart_after_port_down_ = false;
     const auto master = RemoteMaster();

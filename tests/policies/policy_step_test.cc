@@ -173,6 +173,21 @@ TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
   EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
 }
 
+TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  policy.Decide(obs, kT0);
+  policy.Decide(LocalMaster(1), kT0 + Duration(150));
+  policy.Decide(Stopped(1), kT0 + Duration(300));
+  ASSERT_EQ(policy.state(), SupervisorState::kRecovering);
+  Observation stop = Stopped(1);
+  stop.command = OperatorCommand{OperatorCommand::Kind::kStop, std::nullopt};
+  policy.Decide(stop, kT0 + Duration(450));
+  EXPECT_EQ(policy.state(), SupervisorState::kStopped);
+  EXPECT_EQ(Count(policy.Decide(Stopped(4), kT0 + Duration(600)), Action::Kind::kRestartOpenSm), 0);
+}
+
 TEST(PolicyStepTest, AStandbyWhosePortGoesDownChangesNothing) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   Observation obs = StandbyUnder(0, std::nullopt);
