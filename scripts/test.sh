@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README's "test it" command: installs what it needs, builds, runs every test
-# (unit, integration on the simulated fabric) and then the ASan+UBSan build.
+# (unit, integration on the simulated fabric; not the 3-minute soak) and then
+# the unit and smsupd integration tests again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,9 @@ build() {  # build DIR [cmake options...]
 }
 
 build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600
+# Every test but the 3-minute busy-master soak (its 30-second version runs):
+#   ctest --test-dir build/ci -R failover_busy_master_soak
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -E '^failover_busy_master_soak$'
 
 # ASan+UBSan: the unit tests (which drive the daemon's code in-process
 # through fakes) and the real smsupd on the simulated fabric. The other
