@@ -121,7 +121,11 @@ void FailoverPolicy::UpdateTimers() {
   };
   keep(lost_since_, local == SmState::kStandby && MasterGone());
   const auto masters = Masters();
-  keep(no_master_since_, observation_->opensm.running && masters.empty());
+  // Only a node whose port is Active sees the subnet: a port that has just
+  // come back (Init, no LID, SA out of reach) shows no MASTER anywhere.
+  const auto& local_port = observation_->local_port;
+  keep(no_master_since_, observation_->opensm.running && masters.empty() && local_port &&
+                             local_port->active());
   keep(dual_since_, masters.size() >= 2);
   if (!dual_since_) dual_reported_ = false;
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
@@ -149,7 +153,7 @@ bool FailoverPolicy::MasterLostDue() const {
 bool FailoverPolicy::NoMasterDue() const {
   const auto& port = observation_->local_port;
   if (LocalState() != SmState::kStandby || !no_master_since_) return false;
-  if (!port || port->port_state == 1) return false;
+  if (!port || !port->active()) return false;
   const auto waited = now_ - *no_master_since_;
   if (waited < config_.no_master_grace) return false;
   return LocalIsBestCandidate(0) ||

@@ -188,6 +188,30 @@ TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
   EXPECT_EQ(Count(policy.Decide(Stopped(4), kT0 + Duration(600)), Action::Kind::kRestartOpenSm), 0);
 }
 
+// A port that has just come back is Init: no LID, the SA out of reach, no
+// MASTER visible anywhere. That is not "no master in the subnet".
+TEST(PolicyStepTest, NoMasterIsJudgedOnlyWithThePortActive) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  auto alone = [](int port_state) {
+    Observation obs;
+    obs.opensm.running = true;
+    obs.local_sm = LocalSmInfo{SmState::kStandby, 5, 1};
+    obs.local_port = LocalPort{port_state, static_cast<std::uint16_t>(port_state == 4 ? 2 : 0), 0};
+    obs.sms = std::vector<SmEntry>{{kLocal, 2, SmState::kStandby, 5}};
+    return obs;
+  };
+  TimePoint t = kT0 + Duration(150);
+  for (int i = 0; i < 20; ++i, t += Duration(150))  // 3 s with the port Init
+    EXPECT_EQ(Count(policy.Decide(alone(2), t), Action::Kind::kTakeOver), 0) << i;
+  // Active: the grace (1 s) counts from now, then the best standby acts.
+  for (int i = 0; i < 6; ++i, t += Duration(150))
+    EXPECT_EQ(Count(policy.Decide(alone(4), t), Action::Kind::kTakeOver), 0) << i;
+  int takeovers = 0;
+  for (int i = 0; i < 14; ++i, t += Duration(150))
+    takeovers += Count(policy.Decide(alone(4), t), Action::Kind::kTakeOver);
+  EXPECT_GE(takeovers, 1);
+}
+
 TEST(PolicyStepTest, AStandbyWhosePortGoesDownChangesNothing) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   Observation obs = StandbyUnder(0, std::nullopt);
