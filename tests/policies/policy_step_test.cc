@@ -131,6 +131,16 @@ Observation LocalMaster(int port_state, SmState local_state = SmState::kMaster) 
   return obs;
 }
 
+// A policy that has adopted a running MASTER at 15 with a STANDBY beside it.
+FailoverPolicy AdoptedMaster() {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  policy.Decide(obs, kT0);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  return policy;
+}
+
 Observation Stopped(int port_state) {
   Observation obs;
   obs.opensm.running = false;
@@ -144,10 +154,7 @@ Observation Stopped(int port_state) {
 // back as a second MASTER at 15. It is stopped at once, nothing is sent
 // through the dead port, and a standby starts only when the port is back.
 TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
-  FailoverPolicy policy(Config(Role::kMaster), kT0);
-  Observation obs = LocalMaster(4);
-  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
-  policy.Decide(obs, kT0);
+  FailoverPolicy policy = AdoptedMaster();
   ASSERT_EQ(policy.state(), SupervisorState::kMaster);
 
   TimePoint t = kT0 + Duration(300);
@@ -174,10 +181,7 @@ TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
 }
 
 TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
-  FailoverPolicy policy(Config(Role::kMaster), kT0);
-  Observation obs = LocalMaster(4);
-  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
-  policy.Decide(obs, kT0);
+  FailoverPolicy policy = AdoptedMaster();
   policy.Decide(LocalMaster(1), kT0 + Duration(150));
   policy.Decide(Stopped(1), kT0 + Duration(300));
   ASSERT_EQ(policy.state(), SupervisorState::kRecovering);

@@ -63,12 +63,12 @@ class FailoverBed {
   // smctl --json status of `node`: local_sm.state == `state`.
   Status WaitForSmsupdState(const std::string& node, const std::string& state,
                             std::chrono::milliseconds deadline);
-  // smctl --json status of `node` lists `sm`'s SM in `state` (sms[]).
   // The state every failure is injected from: `master`'s smsupd reports
   // MASTER and lists `standby` as STANDBY (until its next inventory after a
   // change it has no one to hand over to).
   Status WaitForSteadyState(const std::string& master, const std::string& standby,
                             std::chrono::milliseconds deadline);
+  // smctl --json status of `node` lists `sm`'s SM in `state` (sms[]).
   Status WaitForListedSm(const std::string& node, const std::string& sm, const std::string& state,
                          std::chrono::milliseconds deadline);
   // Checks `condition` every `interval` for all of `duration`; the first
