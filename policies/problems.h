@@ -1,5 +1,6 @@
-// Health problems the failover policy raises and clears. IDs are stable
-// (docs/failover.md lists them; operators grep for them); the text may change.
+// Which health problems the failover policy sees in a subnet, and when it
+// raises and clears them. The IDs and their severities are the product's one
+// vocabulary, common/problems.h; docs/failover.md says when each is raised.
 #pragma once
 
 #include <map>
@@ -7,21 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/problems.h"
 #include "policies/action.h"
 #include "policies/observation.h"
 
 namespace smsupd::policy {
-
-inline constexpr char kProblemDualMaster[] = "DUAL_MASTER";
-inline constexpr char kProblemNoMaster[] = "NO_MASTER";
-inline constexpr char kProblemEqualPriority[] = "EQUAL_PRIORITY";
-inline constexpr char kProblemUnknownSm[] = "UNKNOWN_SM";
-inline constexpr char kProblemSmKeyMismatch[] = "SM_KEY_MISMATCH";
-inline constexpr char kProblemActCountStalled[] = "MASTER_ACTCOUNT_STALLED";
-inline constexpr char kProblemNoStandby[] = "NO_STANDBY";
-inline constexpr char kProblemLocalPortDown[] = "LOCAL_PORT_DOWN";
-inline constexpr char kProblemHandoverFailed[] = "HANDOVER_FAILED";
-inline constexpr char kProblemTakeoverFailed[] = "TAKEOVER_FAILED";
 
 // Problem id -> text, as currently present.
 using ProblemSet = std::map<std::string, std::string>;

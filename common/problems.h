@@ -1,0 +1,71 @@
+// The one vocabulary of health problems: every ID smsupd may raise (in
+// `smctl status` health.problems and the problem-raised / problem-cleared
+// events), who raises it and how serious it is. The failover policy
+// (policies/problems.h) and the daemon's subsystems raise only IDs listed
+// here; docs/log-messages.md lists them for operators. IDs are stable
+// (operators and alert rules match on them); texts may change.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace smsupd {
+
+enum class Severity {
+  kWarning,   // the fabric works; something needs a look (no standby, drift)
+  kCritical,  // the fabric is or may soon be without a working master
+};
+
+// "warning", "critical".
+const char* SeverityName(Severity severity);
+
+struct ProblemInfo {
+  std::string_view id;
+  Severity severity;
+  std::string_view meaning;  // one line, for docs and --help
+};
+
+// Raised by the failover policy.
+inline constexpr char kProblemDualMaster[] = "DUAL_MASTER";
+inline constexpr char kProblemNoMaster[] = "NO_MASTER";
+inline constexpr char kProblemEqualPriority[] = "EQUAL_PRIORITY";
+inline constexpr char kProblemUnknownSm[] = "UNKNOWN_SM";
+inline constexpr char kProblemSmKeyMismatch[] = "SM_KEY_MISMATCH";
+inline constexpr char kProblemActCountStalled[] = "MASTER_ACTCOUNT_STALLED";
+inline constexpr char kProblemNoStandby[] = "NO_STANDBY";
+inline constexpr char kProblemLocalPortDown[] = "LOCAL_PORT_DOWN";
+inline constexpr char kProblemHandoverFailed[] = "HANDOVER_FAILED";
+inline constexpr char kProblemTakeoverFailed[] = "TAKEOVER_FAILED";
+// Raised by the failover controller (watch rounds).
+inline constexpr char kProblemOpenSmNotSweeping[] = "OPENSM_NOT_SWEEPING";
+// Raised by the local OpenSM's supervision.
+inline constexpr char kProblemOpenSmCrashLoop[] = "OPENSM_CRASH_LOOP";
+inline constexpr char kProblemOpenSmStartFailed[] = "OPENSM_START_FAILED";
+inline constexpr char kProblemLocalPortUnreadable[] = "LOCAL_PORT_UNREADABLE";
+// Raised by the config apply pipeline.
+inline constexpr char kProblemRestartNeeded[] = "RESTART_NEEDED";
+inline constexpr char kProblemPKeyDrift[] = "PKEY_DRIFT";
+
+inline constexpr std::array<ProblemInfo, 16> kProblems = {{
+    {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
+    {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
+    {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
+    {kProblemUnknownSm, Severity::kWarning, "an SM runs on a port outside this node and hosts:"},
+    {kProblemSmKeyMismatch, Severity::kCritical, "another SM uses a different SM_Key (split brain)"},
+    {kProblemActCountStalled, Severity::kWarning, "the master answers but its ActCount stopped"},
+    {kProblemNoStandby, Severity::kWarning, "no STANDBY SM would take over from the master"},
+    {kProblemLocalPortDown, Severity::kCritical, "this node's SM port is not Active"},
+    {kProblemHandoverFailed, Severity::kCritical, "a handover did not complete"},
+    {kProblemTakeoverFailed, Severity::kCritical, "a take-over did not complete"},
+    {kProblemOpenSmNotSweeping, Severity::kCritical, "the local MASTER does not finish heavy sweeps"},
+    {kProblemOpenSmCrashLoop, Severity::kCritical, "the local OpenSM keeps exiting"},
+    {kProblemOpenSmStartFailed, Severity::kCritical, "the local OpenSM cannot be started"},
+    {kProblemLocalPortUnreadable, Severity::kWarning, "the local port cannot be read over MADs"},
+    {kProblemRestartNeeded, Severity::kWarning, "startup-only OpenSM options wait for a restart"},
+    {kProblemPKeyDrift, Severity::kWarning, "the fabric's P_Keys differ from this node's config"},
+}};
+
+// The catalogue entry of `id`, or nullptr for an ID that is not listed.
+const ProblemInfo* FindProblem(std::string_view id);
+
+}  // namespace smsupd
