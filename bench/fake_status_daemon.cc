@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   }
   boost::asio::io_context io;
   CannedStatusHandler handler;
-  EventLog events;
+  smsupd::EventLog events;
   ControlServerOptions options;
   options.socket_path = argv[1];
   options.daemon_version = "fake_status_daemon";

@@ -3,21 +3,17 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/post.hpp>
+
 #include "config/validator.h"
 #include "daemon/fabric/umad_fabric.h"
+#include "daemon/failover/failover_settings.h"
 
 namespace smsupd {
 
 Daemon::Daemon(DaemonOptions options, Notifier& notifier)
     : options_(std::move(options)), notifier_(notifier), signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      watchdog_timer_(io_), launcher_(io_),
-      health_([this](const control::ProblemWire& problem, bool raised) {
-        spdlog::log(raised ? spdlog::level::warn : spdlog::level::info, "{} {} {}",
-                    raised ? "PROBLEM_RAISED" : "PROBLEM_CLEARED", problem.id, problem.text);
-        AddEvent(raised ? control::kEventProblemRaised : control::kEventProblemCleared,
-                 {{"id", problem.id}, {"text", problem.text}});
-      }),
-      stop_timer_(io_) {}
+      watchdog_timer_(io_), stop_timer_(io_), launcher_(io_), status_(running_, notifier) {}
 
 Daemon::~Daemon() = default;
 
@@ -34,16 +30,22 @@ int Daemon::Run() {
   StartWatchdog();
   // The failover policy starts (or has adopted) OpenSM; READY=1 follows that.
   failover_->Start();
+  if (stop_asked_) Shutdown();
   io_.run();
   return exit_code_;
 }
 
-void Daemon::SendReady() {
-  if (ready_sent_) return;
-  ready_sent_ = true;
-  notifier_.Notify("READY=1\nSTATUS=" + StatusLine());
-  spdlog::info("DAEMON_READY config {} generation {}, control socket {}", config_.source_path,
-               generation_.number, config_.control.socket);
+void Daemon::RequestReload() {
+  boost::asio::post(io_, [this] {
+    if (applier_ && !stopping_) applier_->Reload();
+  });
+}
+
+void Daemon::RequestStop() {
+  stop_asked_ = true;
+  boost::asio::post(io_, [this] {
+    if (failover_ && !stopping_) Shutdown();  // before start-up ended: Run() does it
+  });
 }
 
 Status Daemon::StartUp() {
@@ -54,47 +56,77 @@ Status Daemon::StartUp() {
                   outcome.ErrorCount());
     return Error{"invalid config " + options_.config_path};
   }
-  config_ = std::move(*outcome.config);
+  running_.config = std::move(*outcome.config);
   // The socket first: binding refuses a live socket, so a second smsupd with
   // the same config stops here, before it touches the files or OpenSM.
   control::ControlServerOptions server_options;
-  server_options.socket_path = config_.control.socket;
-  server_options.group = config_.control.group;
+  server_options.socket_path = running_.config.control.socket;
+  server_options.group = running_.config.control.group;
   server_options.daemon_version = std::string("smsupd ") + SMSUPD_VERSION;
-  server_ = std::make_unique<control::ControlServer>(io_, server_options, *this, events_);
-  Status bound = server_->Start();
-  if (!bound) return bound;
+  server_ = std::make_unique<control::ControlServer>(io_, server_options, router_, status_.events());
+  if (Status bound = server_->Start(); !bound) return bound;
   auto port = ResolvePortGuid();
   if (!port) return port.error();
-  port_guid_ = *port;
-  Status applied = ApplyInitialConfig(port_guid_);
-  if (!applied) return applied;
-  EnsureApplyParts();  // OpenSM's log watched from the start; this generation stored
-
-  OpenSmLaunchSpec spec{config_.sm.opensm.binary, StatePaths{config_.state_dir}.OpenSmConf(),
-                        config_.state_dir, port_guid_};
-  supervisor_ = std::make_unique<OpenSmSupervisor>(
-      io_, launcher_, processes_, clock_, spec, options_.opensm_tuning,
-      [this](const OpenSmEvent& event) { OnSupervisorEvent(event); });
-  policy::PolicyConfig policy = MakePolicyConfig();
+  running_.port_guid = *port;
+  BuildParts();
+  if (Status applied = applier_->ApplyAtStart(); !applied) return applied;
+  opensm_->WatchLog();  // OpenSM's log watched from the start
+  policy::PolicyConfig policy = MakePolicyConfig(running_.config, running_.port_guid);
   if (std::string unusable = policy::CheckPolicyConfig(policy); !unusable.empty())
     return Error{"failover settings: " + unusable};
-  failover_ = std::make_unique<FailoverController>(io_, *worker_, std::move(policy),
-                                                   MakeFailoverTiming(),
-                                                   config_.sm.sm_key.value_or(0), *this);
+  failover_ = std::make_unique<FailoverController>(
+      io_, clock_, *worker_, std::move(policy), MakeFailoverTiming(running_.config),
+      running_.config.sm.sm_key.value_or(0), *opensm_, status_,
+      [this](const SubnetObservation& seen) { status_.Observed(seen); });
+  status_.Attach({[this] { return opensm_->Snapshot(); }, [this] { return failover_->Wire(); }});
+  status_.RegisterCommands(router_);
+  applier_->RegisterCommands(router_);
+  failover_->RegisterCommands(router_);
+  router_.Open();
   // A running OpenSM of ours (smsupd restarted) is adopted as it is; else the
-  // failover policy starts one once it has seen the subnet (StartOpenSm).
-  if (supervisor_->Adopt()) SendReady();
+  // failover policy starts one once it has seen the subnet.
+  opensm_->Adopt();
   return Status::Ok();
+}
+
+// The OpenSM controller and the applier, wired to each other and to the
+// daemon's life through their hooks.
+void Daemon::BuildParts() {
+  OpenSmHooks opensm_hooks;
+  opensm_hooks.on_event = [this](const OpenSmEvent& event) { OnOpenSmEvent(event); };
+  opensm_hooks.on_log = [this](const OpenSmLogEvent& event) { OnOpenSmLog(event); };
+  opensm_hooks.running = [this] { SendReady(); };
+  opensm_hooks.first_start_failed = [this](const Status& failed) {
+    spdlog::critical("STARTUP_FAILED cannot start OpenSM: {}", failed.message());
+    exit_code_ = 1;
+    FinishStop();
+  };
+  opensm_hooks.stopped = [this] {
+    if (stopping_) FinishStop();
+  };
+  opensm_ = std::make_unique<OpenSmController>(io_, launcher_, processes_, clock_, running_,
+                                               *worker_, status_, options_.opensm_tuning,
+                                               std::move(opensm_hooks));
+  ApplyHooks apply_hooks;
+  apply_hooks.subnet = [this] { return status_.seen(); };
+  apply_hooks.reloading = [this](const std::string& text) {
+    notifier_.Notify("RELOADING=1\nSTATUS=" + text);
+  };
+  apply_hooks.reloaded = [this] { notifier_.Notify("READY=1\nSTATUS=" + status_.Line()); };
+  apply_hooks.poll_soon = [this] {
+    if (failover_) failover_->PollSoon();
+  };
+  applier_ = std::make_unique<ConfigApplier>(io_, clock_, options_.config_path, running_, *opensm_,
+                                             *worker_, status_, std::move(apply_hooks));
 }
 
 Result<Guid> Daemon::ResolvePortGuid() {
   std::shared_ptr<Fabric> fabric;
   if (options_.make_fabric) {
-    fabric = options_.make_fabric(config_.sm.port_guid);
+    fabric = options_.make_fabric(running_.config.sm.port_guid);
   } else {
     UmadFabricOptions fabric_options;
-    fabric_options.port_guid = config_.sm.port_guid;
+    fabric_options.port_guid = running_.config.sm.port_guid;
     // The master's liveness poll: three short attempts inside one poll
     // interval, so one dropped MAD is not a miss and a dead master costs a
     // round no more than ~150 ms (docs/failover.md "Watching").
@@ -117,18 +149,35 @@ Result<Guid> Daemon::ResolvePortGuid() {
   return **resolved;
 }
 
-Status Daemon::ApplyInitialConfig(Guid port_guid) {
-  auto hash = WriteRenderedConfig(config_, port_guid);
-  if (!hash) return Error{"cannot write OpenSM's files: " + hash.error().message};
-  StatePaths paths{config_.state_dir};
-  generation_ = NextGenerationAtStart(ReadGeneration(paths), *hash);
-  Status written = WriteGeneration(paths, generation_);
-  if (!written) spdlog::warn("GENERATION_NOT_SAVED {}", written.message());
-  spdlog::info("CONFIG_APPLIED generation {} hash {} from {}", generation_.number,
-               generation_.hash, config_.source_path);
-  AddEvent(control::kEventConfigApplied,
-           {{"generation", generation_.number}, {"hash", generation_.hash}, {"at", "start"}});
-  return Status::Ok();
+void Daemon::OnOpenSmEvent(const OpenSmEvent& event) {
+  if (event.kind == "OPENSM_CRASH_LOOP") return status_.OpenSmChanged(event);
+  if (event.kind == "OPENSM_STARTED") applier_->OpenSmStarted();
+  status_.OpenSmChanged(event);
+  // The failover policy hears of every start and exit at once (a MASTER's
+  // exit hands over to the best standby in the same step).
+  if (failover_) {
+    if (event.kind == "OPENSM_STARTED" || event.kind == "OPENSM_ADOPTED")
+      failover_->OpenSmChanged(true, "");
+    else if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_STOPPED")
+      failover_->OpenSmChanged(false, opensm_->Snapshot().last_exit);
+  }
+  status_.Publish();
+}
+
+void Daemon::OnOpenSmLog(const OpenSmLogEvent& event) {
+  if (event.kind == OpenSmLogEvent::Kind::kPartitionConfigError)
+    applier_->PartitionConfigRefused(event.line);
+  else if (event.kind == OpenSmLogEvent::Kind::kSmKeyMismatch && failover_)
+    failover_->SmKeyMismatchSeen();  // SM_KEY_MISMATCH (docs/failover.md)
+}
+
+void Daemon::SendReady() {
+  if (ready_sent_) return;
+  ready_sent_ = true;
+  notifier_.Notify("READY=1\nSTATUS=" + status_.Line());
+  spdlog::info("DAEMON_READY config {} generation {}, control socket {}",
+               running_.config.source_path, running_.generation.number,
+               running_.config.control.socket);
 }
 
 void Daemon::WaitForSignals() {
@@ -136,7 +185,7 @@ void Daemon::WaitForSignals() {
     if (error) return;
     if (signal == SIGHUP) {
       spdlog::info("SIGNAL_HUP reloading {}", options_.config_path);
-      Reload({}, [](control::Response) {});
+      if (!stopping_) applier_->Reload();
     } else if (!stopping_) {
       spdlog::info("SIGNAL_STOP {} received: stopping OpenSM and exiting", ::strsignal(signal));
       Shutdown();
@@ -145,19 +194,20 @@ void Daemon::WaitForSignals() {
   });
 }
 
-// SIGTERM: the failover policy hands over first when this SM is MASTER,
-// then stops OpenSM (StopOpenSm -> FinishStop). The timer makes sure the
-// process ends even if that never completes.
+// SIGTERM: the failover controller hands over first when this SM is
+// MASTER, then stops OpenSM (hooks.stopped -> FinishStop). The timer makes
+// sure the process ends even if that never completes.
 void Daemon::Shutdown() {
   stopping_ = true;
   notifier_.Notify("STOPPING=1");
-  auto limit = std::chrono::milliseconds(config_.sm.failover.handover_timeout_ms) +
+  applier_->Stop();
+  auto limit = std::chrono::milliseconds(running_.config.sm.failover.handover_timeout_ms) +
                options_.opensm_tuning.stop_deadline + std::chrono::seconds(5);
   stop_timer_.expires_after(limit);
   stop_timer_.async_wait([this](boost::system::error_code error) {
     if (error) return;
     spdlog::error("STOP_FORCED the handover and stop did not finish in time; stopping OpenSM now");
-    supervisor_->Stop([this] { FinishStop(); });
+    opensm_->Stop();
   });
   failover_->StopRequested();
 }
@@ -185,10 +235,6 @@ void Daemon::StartWatchdog() {
     notifier_.Notify("WATCHDOG=1");
     StartWatchdog();
   });
-}
-
-void Daemon::AddEvent(std::string_view kind, nlohmann::json details) {
-  events_.Append(kind, std::move(details));
 }
 
 }  // namespace smsupd

@@ -1,10 +1,5 @@
-// Applying a config (issue 6): reload, SIGHUP and rollback all come here.
-//
-//   validate -> plan -> save generation N -> install files -> SIGHUP OpenSM
-//   (restart only when a startup-only option changed and --restart was
-//   given) -> wait for OpenSM's next "SUBNET UP" (OpenSmLogWatcher; with a
-//   deadline: the line may never reach the file) -> verify the P_Key tables
-//   on the fabric (MAD thread) -> decide:
+// The pure parts of a config apply (config_applier.h runs them): who asked
+// and how, what one verification round found, and the decision table:
 //
 //        verified ----------------------------------------> done (0)
 //        mismatches, first round --> SIGHUP again, wait --> verify again
@@ -16,12 +11,7 @@
 //        are reported as drift (PKEY_DRIFT), never rolled back.
 //
 // A rollback is applied through the same path; it is never rolled back
-// itself. One apply runs at a time: a command arriving meanwhile is refused
-// (kBusy); a SIGHUP arriving meanwhile is remembered and applied after it.
-//
-// This header holds the pure parts (the decision table and the reply text),
-// tested without a daemon; the Daemon methods that run it are in
-// config_apply.cc.
+// itself. Tested without a daemon (tests/daemon/apply/apply_decision_test.cc).
 #pragma once
 
 #include <chrono>

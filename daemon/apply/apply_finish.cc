@@ -2,7 +2,8 @@
 // journal line, PKEY_DRIFT problem), the reply, an automatic rollback.
 #include <spdlog/spdlog.h>
 
-#include "daemon/config_apply_run.h"
+#include "common/problems.h"
+#include "daemon/apply/apply_run.h"
 
 namespace smsupd {
 
@@ -17,7 +18,7 @@ std::string Seconds(std::chrono::milliseconds duration) {
 
 }  // namespace
 
-std::string Daemon::ApplyText(const ApplyRun& run) const {
+std::string ConfigApplier::ApplyText(const ApplyRun& run) const {
   std::string text = run.unchanged ? "config unchanged (generation " + std::to_string(run.generation) + ")"
                                    : "generation " + std::to_string(run.generation) + " applied";
   std::string joined;
@@ -28,7 +29,7 @@ std::string Daemon::ApplyText(const ApplyRun& run) const {
 }
 
 // "verified 40/40 ports", "verification failed: 3 mismatches", ...
-std::string Daemon::VerificationText(const ApplyRun& run) const {
+std::string ConfigApplier::VerificationText(const ApplyRun& run) const {
   const std::string& summary = run.verification.summary;
   switch (run.step) {
     case ApplyStep::kVerified:
@@ -55,7 +56,7 @@ std::string Daemon::VerificationText(const ApplyRun& run) const {
   return text;
 }
 
-nlohmann::json Daemon::VerificationJson(const ApplyRun& run, bool final) const {
+nlohmann::json ConfigApplier::VerificationJson(const ApplyRun& run, bool final) const {
   nlohmann::json json = run.verification.json.is_object() ? run.verification.json
                                                           : nlohmann::json::object();
   json["state"] = final ? VerificationStateOf(run.step) : "pending";
@@ -66,15 +67,15 @@ nlohmann::json Daemon::VerificationJson(const ApplyRun& run, bool final) const {
   return json;
 }
 
-nlohmann::json Daemon::ApplyArguments(const ApplyRun& run, bool final) const {
+nlohmann::json ConfigApplier::ApplyArguments(const ApplyRun& run, bool final) const {
   return {{"generation", run.generation}, {"hash", run.hash}, {"plan", run.plan.json},
           {"verification", VerificationJson(run, final)}, {"rolled_back", false},
           {"restart_needed", run.restart_needed}};
 }
 
-void Daemon::RecordVerification(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::RecordVerification(const RunPtr& run) {
   nlohmann::json verification = VerificationJson(*run, true);
-  if (Status saved = generations_->SetVerification(run->generation, verification); !saved)
+  if (Status saved = generations_.SetVerification(run->generation, verification); !saved)
     spdlog::warn("GENERATION_NOT_SAVED {}", saved.message());
   std::string text = VerificationText(*run);
   nlohmann::json details = {{"generation", run->generation}, {"by", run->request.applied_by},
@@ -84,13 +85,13 @@ void Daemon::RecordVerification(const std::shared_ptr<ApplyRun>& run) {
   switch (run->step) {
     case ApplyStep::kVerified:
       spdlog::info("PKEY_VERIFIED generation {}: {}", run->generation, text);
-      AddEvent(control::kEventPKeyVerified, details);
-      health_.Clear("PKEY_DRIFT");
+      reporter_.AddEvent(control::kEventPKeyVerified, details);
+      reporter_.ClearProblem(kProblemPKeyDrift);
       break;
     case ApplyStep::kDrift:
       spdlog::warn("PKEY_DRIFT generation {}: {}", run->generation, text);
-      AddEvent(control::kEventPKeyDrift, details);
-      health_.Raise("PKEY_DRIFT", "the fabric's P_Key tables differ from this node's config "
+      reporter_.AddEvent(control::kEventPKeyDrift, details);
+      reporter_.RaiseProblem(kProblemPKeyDrift, "the fabric's P_Key tables differ from this node's config "
                                   "(generation " + std::to_string(run->generation) + "): " +
                                   run->verification.summary);
       break;
@@ -101,11 +102,11 @@ void Daemon::RecordVerification(const std::shared_ptr<ApplyRun>& run) {
       spdlog::error("PKEY_VERIFY_FAILED generation {}: {}", run->generation, text);
       for (const auto& mismatch : run->verification.mismatches)
         spdlog::error("PKEY_MISMATCH generation {}: {}", run->generation, mismatch);
-      AddEvent(control::kEventPKeyVerifyFailed, details);
+      reporter_.AddEvent(control::kEventPKeyVerifyFailed, details);
   }
 }
 
-void Daemon::FinishApply(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::FinishApply(const RunPtr& run) {
   bool good = run->step == ApplyStep::kVerified || run->step == ApplyStep::kSkipped ||
               run->step == ApplyStep::kDrift;
   if (run->reply) {
@@ -116,8 +117,8 @@ void Daemon::FinishApply(const std::shared_ptr<ApplyRun>& run) {
   EndApply();
 }
 
-void Daemon::EndApply() {
-  apply_run_.reset();
+void ConfigApplier::EndApply() {
+  run_.reset();
   if (reload_queued_ && !stopping_) {
     reload_queued_ = false;
     boost::asio::post(io_, [this] {
@@ -129,8 +130,8 @@ void Daemon::EndApply() {
 // Applies the generation that was current before `failed`, through the same
 // path (a new generation, reason "auto-rollback"), and then answers the
 // caller of `failed` with both results.
-void Daemon::RollBackAfter(const std::shared_ptr<ApplyRun>& failed) {
-  apply_run_.reset();
+void ConfigApplier::RollBackAfter(const RunPtr& failed) {
+  run_.reset();
   ApplyRequest request;
   request.reason = "auto-rollback";
   request.applied_by = "auto-rollback";
@@ -147,7 +148,7 @@ void Daemon::RollBackAfter(const std::shared_ptr<ApplyRun>& failed) {
     if (restored) text += " (now generation " + rollback.arguments.value("generation", nlohmann::json(0)).dump() +
                           ": " + rollback.arguments["verification"].value("text", std::string()) + ")";
     spdlog::warn("CONFIG_ROLLED_BACK generation {} -> {}: {}", failed->generation, to, text);
-    AddEvent(control::kEventConfigRolledBack,
+    reporter_.AddEvent(control::kEventConfigRolledBack,
              {{"from", failed->generation}, {"to", to}, {"by", failed->request.applied_by},
               {"generation", rollback.arguments.value("generation", nlohmann::json(nullptr))},
               {"verified", restored}, {"text", text}});

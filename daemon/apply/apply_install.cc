@@ -4,7 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/atomic_file.h"
-#include "daemon/config_apply_run.h"
+#include "common/problems.h"
+#include "daemon/apply/apply_run.h"
 
 namespace smsupd {
 
@@ -19,46 +20,29 @@ std::string NowIso() {
 
 }  // namespace
 
-std::string Daemon::OpenSmLogPath() const {
-  return config_.sm.opensm.log_file.empty() ? config_.state_dir + "/opensm.log"
-                                            : config_.sm.opensm.log_file;
-}
-
-// The store and the log watcher exist from the first apply on (or from
-// start-up, when the daemon calls this there).
-void Daemon::EnsureApplyParts() {
-  if (!generations_) generations_ = std::make_unique<GenerationStore>(config_.state_dir);
-  if (!log_watcher_) {
-    log_watcher_ = std::make_unique<OpenSmLogWatcher>(
-        io_, OpenSmLogPath(), std::chrono::milliseconds(100),
-        [this](const OpenSmLogEvent& event) { OnOpenSmLogEvent(event); });
-    log_watcher_->Start();
-  }
-  SaveCurrentGenerationIfMissing();
-}
-
 // The generation the daemon started with (or that an older smsupd recorded
 // only as a counter) becomes a stored one, so it can be rolled back to.
-void Daemon::SaveCurrentGenerationIfMissing() {
-  if (generation_.number == 0 || generations_->Exists(generation_.number)) return;
-  StatePaths paths{config_.state_dir};
+void ConfigApplier::SaveCurrentGenerationIfMissing() {
+  const ConfigGeneration& generation = running_.generation;
+  if (generation.number == 0 || generations_.Exists(generation.number)) return;
+  StatePaths paths{running_.config.state_dir};
   auto opensm_conf = ReadWholeFile(paths.OpenSmConf());
   auto partitions = ReadWholeFile(paths.PartitionsConf());
   if (!opensm_conf || !partitions) return;
   GenerationMeta meta;
-  meta.generation = generation_.number;
+  meta.generation = generation.number;
   meta.applied_at = NowIso();
   meta.applied_by = "start";
   meta.reason = "start";
-  meta.hash = generation_.hash;
-  meta.source_path = config_.source_path;
+  meta.hash = generation.hash;
+  meta.source_path = running_.config.source_path;
   meta.plan_summary = "running at start";
   meta.verification = {{"state", "skipped"}, {"text", "applied at start"}};
-  Status saved = generations_->Save(meta, {config_.source_text, *opensm_conf, *partitions});
+  Status saved = generations_.Save(meta, {running_.config.source_text, *opensm_conf, *partitions});
   if (!saved) spdlog::warn("GENERATION_NOT_SAVED {}", saved.message());
 }
 
-Status Daemon::SaveGeneration(const std::shared_ptr<ApplyRun>& run, Guid port) {
+Status ConfigApplier::SaveGeneration(const RunPtr& run, Guid port) {
   if (run->unchanged) return Status::Ok();
   GenerationMeta meta;
   meta.generation = run->generation;
@@ -69,82 +53,81 @@ Status Daemon::SaveGeneration(const std::shared_ptr<ApplyRun>& run, Guid port) {
   meta.hash = run->hash;
   meta.source_path = run->next.source_path;
   meta.plan_summary = run->plan.summary;
-  config::RenderedFiles files = RenderConfig(run->next, port, CommandedPriority());
-  Status saved = generations_->Save(
+  config::RenderedFiles files = opensm_.Render(run->next, port);
+  Status saved = generations_.Save(
       meta, {run->next.source_text, files.opensm_conf, files.partitions_conf});
   if (!saved) return saved;
-  if (Status pruned = generations_->Prune(run->next.generations.keep, run->generation); !pruned)
+  if (Status pruned = generations_.Prune(run->next.generations.keep, run->generation); !pruned)
     spdlog::warn("GENERATION_NOT_PRUNED {}", pruned.message());
   return Status::Ok();
 }
 
-void Daemon::InstallAndSignal(const std::shared_ptr<ApplyRun>& run) {
-  Guid port = run->next.sm.port_guid.value_or(port_guid_);
+void ConfigApplier::InstallAndSignal(const RunPtr& run) {
+  Guid port = run->next.sm.port_guid.value_or(running_.port_guid);
   if (Status saved = SaveGeneration(run, port); !saved) {
-    apply_run_.reset();
+    run_.reset();
     return RefuseApply(run, "cannot save generation " + std::to_string(run->generation) + ": " +
                                 saved.message() + "; nothing changed");
   }
-  auto hash = WriteRenderedConfig(run->next, port, CommandedPriority());
+  auto hash = opensm_.Install(run->next, port);
   if (!hash) {
-    apply_run_.reset();
+    run_.reset();
     spdlog::error("CONFIG_NOT_WRITTEN {}", hash.error().message);
     return RefuseApply(run, "cannot write OpenSM's files: " + hash.error().message);
   }
-  config_ = run->next;
-  generation_ = {run->generation, run->hash};
-  if (Status current = generations_->SetCurrent(run->generation, run->hash); !current)
+  running_.config = run->next;
+  running_.generation = {run->generation, run->hash};
+  if (Status current = generations_.SetCurrent(run->generation, run->hash); !current)
     spdlog::warn("GENERATION_NOT_SAVED {}", current.message());
   LogApplied(run);
-  run->local_master = seen_.local_sm && seen_.local_sm->state == SmState::kMaster;
-  run->master_port = seen_.master ? seen_.master->info.guid : (run->local_master ? port_guid_ : 0);
-  log_watcher_->PollNow();  // lines from before the signal are not this sweep's
-  run->subnet_up_baseline = log_watcher_->subnet_up_count();
+  const SubnetObservation seen = hooks_.subnet ? hooks_.subnet() : SubnetObservation{};
+  run->local_master = seen.local_sm && seen.local_sm->state == SmState::kMaster;
+  run->master_port =
+      seen.master ? seen.master->info.guid : (run->local_master ? running_.port_guid : 0);
+  run->subnet_up_baseline = opensm_.SweepsSeen();  // lines from before the signal are not this sweep's
   SignalOpenSm(run, port);
 }
 
-void Daemon::LogApplied(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::LogApplied(const RunPtr& run) {
   const std::string& by = run->request.applied_by;
   spdlog::info("CONFIG_APPLIED generation {} hash {} by {} ({}): {}", run->generation, run->hash,
                by, run->request.reason, run->plan.summary);
-  AddEvent(control::kEventConfigApplied,
+  reporter_.AddEvent(control::kEventConfigApplied,
            {{"generation", run->generation}, {"hash", run->hash}, {"by", by},
             {"reason", run->request.reason}, {"summary", run->plan.summary},
             {"unchanged", run->unchanged}, {"restart_needed", run->restart_needed}});
 }
 
 // SIGHUP, or a restart when a startup-only option changed and one is allowed.
-void Daemon::SignalOpenSm(const std::shared_ptr<ApplyRun>& run, Guid port) {
+void ConfigApplier::SignalOpenSm(const RunPtr& run, Guid port) {
   std::string joined;
   for (const auto& option : run->restart_needed) joined += (joined.empty() ? "" : ", ") + option;
   if (!run->restart_needed.empty() && run->request.restart) {
-    port_guid_ = port;
+    running_.port_guid = port;
     run->restarting = true;
     pending_restart_.clear();
-    health_.Clear("RESTART_NEEDED");
+    reporter_.ClearProblem(kProblemRestartNeeded);
     spdlog::info("OPENSM_RESTART_FOR_CONFIG generation {}: {}", run->generation, joined);
-    OpenSmLaunchSpec spec{config_.sm.opensm.binary, StatePaths{config_.state_dir}.OpenSmConf(),
-                          config_.state_dir, port_guid_};
-    supervisor_->Restart(spec, [this, run](Status started) {
+    opensm_.Restart(running_.config, running_.port_guid, [this, run](Status started) {
       if (!started) spdlog::error("OPENSM_RESTART_FAILED {}", started.message());
       AfterSignal(run);
     });
     return;
   }
-  if (Status hup = supervisor_->Hangup(); !hup)
+  if (Status hup = opensm_.Hangup(); !hup)
     spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
   if (!run->restart_needed.empty()) {
     std::string why = "OpenSM restart needed for " + joined + " (smctl reload --restart)";
     spdlog::warn("RESTART_NEEDED {}", why);
-    health_.Raise("RESTART_NEEDED", why);
+    reporter_.RaiseProblem(kProblemRestartNeeded, why);
   }
   AfterSignal(run);
 }
 
 // Without --wait the caller hears now; verification goes on.
-void Daemon::AfterSignal(const std::shared_ptr<ApplyRun>& run) {
-  PollSoon();
-  notifier_.Notify("READY=1\nSTATUS=" + StatusLine());  // the reload itself is done
+void ConfigApplier::AfterSignal(const RunPtr& run) {
+  if (hooks_.poll_soon) hooks_.poll_soon();
+  hooks_.reloaded();  // the reload itself is done
   if (!run->request.wait && run->reply) {
     run->reply(MakeResponse(ResultCode::kSuccess, ApplyText(*run) + "; verification pending",
                             ApplyArguments(*run)));

@@ -1,5 +1,5 @@
-// One apply in progress (config_apply.h has the flow). Internal to the
-// Daemon's config_apply*.cc files.
+// One apply in progress (config_applier.h has the flow). Internal to the
+// applier's files.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -10,15 +10,16 @@
 #include <vector>
 
 #include "config/config.h"
-#include "daemon/config_apply.h"
-#include "daemon/config_apply_checks.h"
-#include "daemon/daemon.h"
+#include "daemon/apply/apply_decision.h"
+#include "daemon/apply/fabric_verification.h"
+#include "daemon/apply/apply_plan.h"
+#include "daemon/apply/config_applier.h"
 
 namespace smsupd {
 
-struct Daemon::ApplyRun {
+struct ApplyRun {
   ApplyRequest request;
-  Reply reply;  // empty once answered (without --wait: right after install)
+  ConfigApplier::Reply reply;  // empty once answered (without --wait: right after install)
   config::Config next;
   ApplyPlan plan;
   std::vector<std::string> restart_needed;  // startup-only options still pending
@@ -28,8 +29,8 @@ struct Daemon::ApplyRun {
   std::uint64_t previous = 0;               // the generation that was current before
   std::string hash;
   std::chrono::milliseconds timeout{0};
-  std::chrono::steady_clock::time_point deadline;        // the whole verification
-  std::chrono::steady_clock::time_point sweep_deadline;  // this round's wait for SUBNET UP
+  Clock::TimePoint deadline;        // the whole verification
+  Clock::TimePoint sweep_deadline;  // this round's wait for SUBNET UP
   int attempt = 1;
   std::uint64_t subnet_up_baseline = 0;
   bool sweep_seen = false;

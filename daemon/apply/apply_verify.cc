@@ -1,16 +1,15 @@
 // After OpenSM was told: wait for its sweep, verify on the fabric, decide
-// (config_apply.h), finish or roll back.
+// (apply_decision.h), then apply_finish.cc.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
-#include "daemon/config_apply_run.h"
+#include "daemon/apply/apply_run.h"
 
 namespace smsupd {
 
 using control::MakeResponse;
 using control::ResultCode;
-using Steady = std::chrono::steady_clock;
 
 namespace {
 
@@ -24,36 +23,21 @@ constexpr auto kSweepPoll = std::chrono::milliseconds(25);
 
 }  // namespace
 
-void Daemon::OnOpenSmLogEvent(const OpenSmLogEvent& event) {
-  using Kind = OpenSmLogEvent::Kind;
-  if (event.kind == Kind::kPartitionConfigError) {
-    spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
-    if (apply_run_) {
-      apply_run_->partition_error = true;
-      if (apply_run_->partition_error_line.empty()) apply_run_->partition_error_line = event.line;
-    }
-  } else if (event.kind == Kind::kSmKeyMismatch) {
-    spdlog::error("OPENSM_SM_KEY_MISMATCH {}", event.line);
-    if (failover_) failover_->SmKeyMismatchSeen();  // SM_KEY_MISMATCH (docs/failover.md)
-  }
-}
-
-void Daemon::StartSweepWait(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::StartSweepWait(const RunPtr& run) {
   run->sweep_seen = false;
-  run->sweep_deadline = std::min(run->deadline, Steady::now() + kSweepWait);
+  run->sweep_deadline = std::min(run->deadline, clock_.Now() + kSweepWait);
   if (!run->timer) run->timer = std::make_unique<boost::asio::steady_timer>(io_);
   // A STANDBY's OpenSM does not sweep: look at the fabric at once.
   if (!run->local_master && !run->restarting) return VerifyApplied(run);
   PollForSweep(run);
 }
 
-void Daemon::PollForSweep(const std::shared_ptr<ApplyRun>& run) {
-  log_watcher_->PollNow();
-  if (log_watcher_->subnet_up_count() > run->subnet_up_baseline || run->partition_error) {
+void ConfigApplier::PollForSweep(const RunPtr& run) {
+  if (opensm_.SweepsSeen() > run->subnet_up_baseline || run->partition_error) {
     run->sweep_seen = true;
     return VerifyApplied(run);
   }
-  if (Steady::now() >= run->sweep_deadline) {
+  if (clock_.Now() >= run->sweep_deadline) {
     spdlog::info("OPENSM_SWEEP_NOT_SEEN generation {}: no SUBNET UP in OpenSM's log; verifying anyway",
                  run->generation);
     return VerifyApplied(run);
@@ -64,16 +48,16 @@ void Daemon::PollForSweep(const std::shared_ptr<ApplyRun>& run) {
   });
 }
 
-void Daemon::VerifyApplied(const std::shared_ptr<ApplyRun>& run) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(run->deadline - Steady::now());
+void ConfigApplier::VerifyApplied(const RunPtr& run) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(run->deadline - clock_.Now());
   if (left.count() <= 0) {
     run->timed_out = true;
     return Decide(run);
   }
-  config::Config config = config_;
+  config::Config config = running_.config;
   Guid master = run->master_port;
-  int sample = config_.verify.sample_ports;
-  worker_->Submit(
+  int sample = running_.config.verify.sample_ports;
+  worker_.Submit(
       [config, master, sample](Fabric& fabric) -> Result<FabricVerification> {
         return VerifyOnFabric(fabric, config, master, sample);
       },
@@ -90,7 +74,7 @@ void Daemon::VerifyApplied(const std::shared_ptr<ApplyRun>& run) {
       left);
 }
 
-void Daemon::Decide(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::Decide(const RunPtr& run) {
   VerifyRound round;
   round.local_master = run->local_master || run->restarting;
   round.skipped = run->verification.skipped;
@@ -101,15 +85,14 @@ void Daemon::Decide(const std::shared_ptr<ApplyRun>& run) {
   round.attempt = run->attempt;
   round.is_rollback = run->request.reason == "rollback" || run->request.reason == "auto-rollback";
   round.has_previous = run->previous > 0 && run->previous != run->generation &&
-                       generations_->Exists(run->previous);
+                       generations_.Exists(run->previous);
   run->step = DecideAfterVerification(round);
   if (run->step == ApplyStep::kResweep) {
     spdlog::info("PKEY_VERIFY_RETRY generation {}: {}; one more heavy sweep", run->generation,
                  run->verification.summary);
     ++run->attempt;
-    log_watcher_->PollNow();
-    run->subnet_up_baseline = log_watcher_->subnet_up_count();
-    if (Status hup = supervisor_->Hangup(); !hup) spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
+    run->subnet_up_baseline = opensm_.SweepsSeen();
+    if (Status hup = opensm_.Hangup(); !hup) spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
     return StartSweepWait(run);
   }
   RecordVerification(run);

@@ -1,70 +1,21 @@
-// Starting an apply: load + validate, plan, save the generation, install the
-// files, SIGHUP (or restart) OpenSM. config_apply_verify.cc continues with
-// the wait for the sweep, the verification and the decision.
-#include "daemon/config_apply.h"
+// The applier's life (start-up, commands, signals) and the start of an
+// apply: load + validate, plan, pending restarts. apply_install.cc continues
+// with saving, installing and signalling.
+#include "daemon/apply/config_applier.h"
 
 #include <spdlog/spdlog.h>
 
 #include "common/atomic_file.h"
+#include "common/problems.h"
 #include "config/opensm_options.h"
 #include "config/validator.h"
-#include "daemon/config_apply_run.h"
+#include "daemon/apply/apply_run.h"
+#include "daemon/opensm/rendered_files.h"
 
 namespace smsupd {
 
 using control::MakeResponse;
 using control::ResultCode;
-
-ApplyRequest MakeApplyRequest(std::string reason, std::string applied_by,
-                              std::optional<std::uint32_t> uid) {
-  ApplyRequest request;
-  request.reason = std::move(reason);
-  request.applied_by = std::move(applied_by);
-  request.uid = uid;
-  return request;
-}
-
-ApplyStep DecideAfterVerification(const VerifyRound& round) {
-  bool can_roll_back = round.has_previous && !round.is_rollback;
-  if (!round.local_master) {
-    if (round.skipped || round.timed_out) return ApplyStep::kSkipped;
-    return round.ok && !round.default_fallback ? ApplyStep::kVerified : ApplyStep::kDrift;
-  }
-  // OpenSM itself said the file is bad, or the fabric shows its fallback:
-  // another sweep would read the same file.
-  if (round.partition_error || round.default_fallback)
-    return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
-  if (round.timed_out) return ApplyStep::kFailed;  // no evidence against the config
-  if (round.skipped) return ApplyStep::kSkipped;
-  if (round.ok) return ApplyStep::kVerified;
-  // OpenSM 3.3.23 sometimes completes a port only on the next heavy sweep.
-  if (round.attempt < 2) return ApplyStep::kResweep;
-  return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
-}
-
-const char* ApplyStepName(ApplyStep step) {
-  switch (step) {
-    case ApplyStep::kVerified: return "verified";
-    case ApplyStep::kSkipped: return "skipped";
-    case ApplyStep::kResweep: return "resweep";
-    case ApplyStep::kRollBack: return "roll-back";
-    case ApplyStep::kFailed: return "failed";
-    case ApplyStep::kDrift: return "drift";
-  }
-  return "unknown";
-}
-
-const char* VerificationStateOf(ApplyStep step) {
-  switch (step) {
-    case ApplyStep::kVerified: return "verified";
-    case ApplyStep::kSkipped: return "skipped";
-    case ApplyStep::kDrift: return "drift";
-    case ApplyStep::kResweep: return "pending";
-    case ApplyStep::kRollBack:
-    case ApplyStep::kFailed: return "failed";
-  }
-  return "failed";
-}
 
 namespace {
 
@@ -76,14 +27,102 @@ nlohmann::json DiagnosticsOf(const config::ValidationOutcome& outcome) {
 
 }  // namespace
 
+ConfigApplier::ConfigApplier(boost::asio::io_context& io, const Clock& clock,
+                             std::string config_path, RunningConfig& running,
+                             OpenSmConfigSink& opensm, MadWorker& worker, Reporter& reporter,
+                             ApplyHooks hooks)
+    : io_(io), clock_(clock), config_path_(std::move(config_path)), running_(running),
+      opensm_(opensm), worker_(worker), reporter_(reporter), hooks_(std::move(hooks)),
+      generations_(running.config.state_dir) {}
+
+ConfigApplier::~ConfigApplier() = default;
+
+Status ConfigApplier::ApplyAtStart() {
+  auto hash = opensm_.Install(running_.config, running_.port_guid);
+  if (!hash) return Error{"cannot write OpenSM's files: " + hash.error().message};
+  StatePaths paths{running_.config.state_dir};
+  running_.generation = NextGenerationAtStart(ReadGeneration(paths), *hash);
+  Status written = WriteGeneration(paths, running_.generation);
+  if (!written) spdlog::warn("GENERATION_NOT_SAVED {}", written.message());
+  spdlog::info("CONFIG_APPLIED generation {} hash {} from {}", running_.generation.number,
+               running_.generation.hash, running_.config.source_path);
+  reporter_.AddEvent(control::kEventConfigApplied, {{"generation", running_.generation.number},
+                                                    {"hash", running_.generation.hash},
+                                                    {"at", "start"}});
+  SaveCurrentGenerationIfMissing();
+  return Status::Ok();
+}
+
+void ConfigApplier::RegisterCommands(control::CommandRouter& router) {
+  using control::Caller;
+  using control::Request;
+  router.Register("reload", [this](const Request& request, const Caller& caller, Reply reply) {
+    HandleReload(request, caller, std::move(reply));
+  });
+  router.Register("validate", [this](const Request& request, const Caller&, Reply reply) {
+    HandleValidate(request, std::move(reply));
+  });
+  router.Register("plan", [this](const Request& request, const Caller&, Reply reply) {
+    HandlePlan(request, std::move(reply));
+  });
+  router.Register("history", [this](const Request&, const Caller&, Reply reply) {
+    HandleHistory(std::move(reply));
+  });
+  router.Register("rollback", [this](const Request& request, const Caller& caller, Reply reply) {
+    HandleRollback(request, caller, std::move(reply));
+  });
+}
+
+void ConfigApplier::Reload() {
+  StartApply(MakeApplyRequest("signal", "signal"), [](control::Response) {});
+}
+
+void ConfigApplier::OpenSmStarted() {
+  pending_restart_.clear();  // the new OpenSM reads the current files
+  reporter_.ClearProblem(kProblemRestartNeeded);
+}
+
+void ConfigApplier::PartitionConfigRefused(const std::string& line) {
+  if (!run_) return;
+  run_->partition_error = true;
+  if (run_->partition_error_line.empty()) run_->partition_error_line = line;
+}
+
+void ConfigApplier::HandleReload(const control::Request& request, const control::Caller& caller,
+                                 Reply reply) {
+  auto args = control::ParseReloadArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  spdlog::info("RELOAD_REQUESTED by uid {} (pid {}){}", caller.uid, caller.pid,
+               args->restart ? " with restart allowed" : "");
+  ApplyRequest apply = MakeApplyRequest("reload", "uid " + std::to_string(caller.uid), caller.uid);
+  apply.restart = args->restart;
+  apply.wait = args->wait;
+  if (args->timeout_given)
+    apply.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->timeout_s * 1000));
+  StartApply(std::move(apply), std::move(reply));
+}
+
+// `validate` without arguments: the config file on disk, as a reload would
+// read it. Validating a text sent with the request is smctl's own offline
+// work (smctl validate FILE).
+void ConfigApplier::HandleValidate(const control::Request& request, Reply reply) {
+  if (!request.arguments.empty())
+    return reply(MakeResponse(ResultCode::kUnsupported,
+                              "'validate' is not implemented by this daemon"));
+  auto outcome = config::LoadAndValidate(config_path_);
+  reply(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
+                     config_path_ + (outcome.ok() ? " is valid" : " is invalid"),
+                     {{"valid", outcome.ok()}, {"diagnostics", DiagnosticsOf(outcome)}}));
+}
+
 // Loads what `request` names: the config file, or a stored generation's YAML.
-Result<config::Config> Daemon::LoadForApply(const ApplyRequest& request) {
-  std::string file = options_.config_path;
+Result<config::Config> ConfigApplier::LoadForApply(const ApplyRequest& request) {
+  std::string file = config_path_;
   config::ValidationOutcome outcome;
   if (request.from_generation) {
-    auto stored = generations_->Load(*request.from_generation);
+    auto stored = generations_.Load(*request.from_generation);
     if (!stored) return stored.error();
-    file = stored->meta.source_path.empty() ? options_.config_path : stored->meta.source_path;
+    file = stored->meta.source_path.empty() ? config_path_ : stored->meta.source_path;
     outcome = config::ValidateText(stored->files.yaml, file);
   } else {
     outcome = config::LoadAndValidate(file);
@@ -92,66 +131,66 @@ Result<config::Config> Daemon::LoadForApply(const ApplyRequest& request) {
   std::string text = file + ": " + std::to_string(outcome.ErrorCount()) + " error(s); nothing changed";
   for (const auto& d : outcome.diagnostics) text += "\n" + d.Format();
   spdlog::error("CONFIG_REJECTED by {} ({}): {}", request.applied_by, request.reason, text);
-  AddEvent(control::kEventConfigRejected, {{"file", file}, {"by", request.applied_by},
+  reporter_.AddEvent(control::kEventConfigRejected, {{"file", file}, {"by", request.applied_by},
                                            {"reason", request.reason},
                                            {"diagnostics", DiagnosticsOf(outcome)}});
   return Error{text};
 }
 
-void Daemon::StartApply(ApplyRequest request, Reply reply) {
-  EnsureApplyParts();
-  if (apply_run_) {
+void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
+  SaveCurrentGenerationIfMissing();
+  if (run_) {
     if (request.reason == "signal") {
       reload_queued_ = true;  // applied once the running one is done
       spdlog::info("RELOAD_QUEUED a SIGHUP arrived while generation {} is being applied",
-                   apply_run_->generation);
+                   run_->generation);
       return reply(MakeResponse(ResultCode::kBusy, "queued"));
     }
     // An invalid file is refused as invalid, busy or not: config management
     // must get the diagnostics, not "try again".
     if (auto next = LoadForApply(request); !next)
       return reply(MakeResponse(ResultCode::kError, next.error().message));
-    return reply(MakeResponse(ResultCode::kBusy, "generation " + std::to_string(apply_run_->generation) +
+    return reply(MakeResponse(ResultCode::kBusy, "generation " + std::to_string(run_->generation) +
                                                      " is being applied; try again when it is done"));
   }
-  notifier_.Notify("RELOADING=1\nSTATUS=applying " + options_.config_path);
+  hooks_.reloading("applying " + config_path_);
   auto run = std::make_shared<ApplyRun>();
   run->request = std::move(request);
   run->reply = std::move(reply);
   auto next = LoadForApply(run->request);
   if (!next) return RefuseApply(run, next.error().message);
   run->next = std::move(*next);
-  if (run->next.state_dir != config_.state_dir || run->next.control.socket != config_.control.socket)
+  if (run->next.state_dir != running_.config.state_dir || run->next.control.socket != running_.config.control.socket)
     return RefuseApply(run, "state_dir and control.socket change only when smsupd restarts; nothing changed");
-  apply_run_ = run;
+  run_ = run;
   PrepareApply(run);
   InstallAndSignal(run);
 }
 
-void Daemon::RefuseApply(const std::shared_ptr<ApplyRun>& run, const std::string& text) {
+void ConfigApplier::RefuseApply(const RunPtr& run, const std::string& text) {
   if (text.find("error(s); nothing changed") == std::string::npos) {  // not logged yet
     spdlog::error("CONFIG_REJECTED by {} ({}): {}", run->request.applied_by, run->request.reason, text);
-    AddEvent(control::kEventConfigRejected,
+    reporter_.AddEvent(control::kEventConfigRejected,
              {{"by", run->request.applied_by}, {"reason", run->request.reason}, {"text", text}});
   }
-  notifier_.Notify("READY=1\nSTATUS=" + StatusLine());
+  hooks_.reloaded();
   if (run->reply) run->reply(MakeResponse(ResultCode::kError, text));
 }
 
 // Plan, pending restarts, the generation number, the deadline.
-void Daemon::PrepareApply(const std::shared_ptr<ApplyRun>& run) {
+void ConfigApplier::PrepareApply(const RunPtr& run) {
   const config::Config& next = run->next;
-  run->plan = PlanApply(config_, next, known_ports_, port_guid_);
-  for (const auto& option : config::OptionsNeedingRestart(config_, next)) pending_restart_.insert(option);
-  if (next.sm.opensm.binary != config_.sm.opensm.binary) pending_restart_.insert("sm.opensm.binary");
-  if (next.sm.port_guid && *next.sm.port_guid != port_guid_) pending_restart_.insert("sm.port_guid");
+  run->plan = PlanApply(running_.config, next, known_ports_, running_.port_guid);
+  for (const auto& option : config::OptionsNeedingRestart(running_.config, next)) pending_restart_.insert(option);
+  if (next.sm.opensm.binary != running_.config.sm.opensm.binary) pending_restart_.insert("sm.opensm.binary");
+  if (next.sm.port_guid && *next.sm.port_guid != running_.port_guid) pending_restart_.insert("sm.port_guid");
   run->restart_needed.assign(pending_restart_.begin(), pending_restart_.end());
-  run->previous = generation_.number;
+  run->previous = running_.generation.number;
   run->hash = config::ConfigHash(next.source_text);
-  run->unchanged = !run->request.from_generation && run->hash == generation_.hash && generation_.number > 0;
-  run->generation = run->unchanged ? generation_.number : generations_->NextNumber();
+  run->unchanged = !run->request.from_generation && run->hash == running_.generation.hash && running_.generation.number > 0;
+  run->generation = run->unchanged ? running_.generation.number : generations_.NextNumber();
   run->timeout = run->request.timeout.value_or(std::chrono::seconds(next.verify.timeout_s));
-  run->deadline = std::chrono::steady_clock::now() + run->timeout;
+  run->deadline = clock_.Now() + run->timeout;
 }
 
 }  // namespace smsupd

@@ -1,8 +1,7 @@
-// The plan comes from config/plan.h, the verification from
-// daemon/pkey/pkey_verifier.h over the ports Fabric::DiscoverPorts() finds.
-#include "daemon/config_apply_checks.h"
+// The verification comes from daemon/pkey/pkey_verifier.h over the ports
+// Fabric::DiscoverPorts() finds.
+#include "daemon/apply/fabric_verification.h"
 
-#include "config/plan.h"
 #include "daemon/pkey/pkey_verifier.h"
 
 namespace smsupd {
@@ -24,19 +23,6 @@ std::vector<config::FabricPort> ToFabricPorts(const std::vector<DiscoveredPort>&
   result.reserve(ports.size());
   for (const auto& port : ports)
     result.push_back({port.port_guid, KindOf(port.node_type), port.port_guid == master_port});
-  return result;
-}
-
-ApplyPlan PlanApply(const config::Config& before, const config::Config& after,
-                    const std::vector<config::FabricPort>& ports, Guid local_sm_port) {
-  config::ConfigPlan plan = config::PlanConfigChange(before, after, ports, local_sm_port);
-  ApplyPlan result;
-  result.changed = plan.changed;
-  result.needs_restart = plan.needs_restart;
-  result.ports_changed = plan.ports_changed;
-  result.summary = plan.Summary();
-  result.json = plan.ToJson();
-  result.text = plan.Format();
   return result;
 }
 

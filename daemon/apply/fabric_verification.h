@@ -1,9 +1,8 @@
-// The two checks of an apply, as the pipeline consumes them: the plan of a
-// config change (config/plan.h, PlanConfigChange) and the P_Key verification
-// on the fabric (daemon/pkey/pkey_verifier.h, VerifyPKeys over the ports
-// Fabric::DiscoverPorts finds). Keeping the pipeline on these two small
-// types lets it be tested with a fake fabric and keeps one place that knows
-// the wire form of both.
+// The P_Key verification of an apply, as the pipeline consumes it:
+// daemon/pkey/pkey_verifier.h's VerifyPKeys over the ports
+// Fabric::DiscoverPorts finds, reduced to what the decision table
+// (apply_decision.h) and the reply need. Keeps the pipeline testable on a
+// fake fabric and one place that knows the verification's wire form.
 #pragma once
 
 #include <string>
@@ -23,19 +22,6 @@ namespace smsupd {
 // `master_port` is the SM port of OpenSM's base rule.
 std::vector<config::FabricPort> ToFabricPorts(const std::vector<DiscoveredPort>& ports,
                                               Guid master_port);
-
-struct ApplyPlan {
-  bool changed = false;
-  bool needs_restart = false;
-  int ports_changed = 0;
-  std::string summary;      // one line for logs, events and history
-  nlohmann::json json = nlohmann::json::object();  // ConfigPlan::ToJson()
-  std::string text;         // ConfigPlan::Format(), for smctl plan
-};
-
-// `ports`: the end ports last seen on the fabric (may be empty).
-ApplyPlan PlanApply(const config::Config& before, const config::Config& after,
-                    const std::vector<config::FabricPort>& ports, Guid local_sm_port);
 
 struct FabricVerification {
   bool skipped = false;      // no verifier or no port list: nothing was read

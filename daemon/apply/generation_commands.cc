@@ -1,9 +1,9 @@
-// The generation commands of the control socket: plan (8), history (9),
-// rollback (10). Reload is in daemon_commands.cc; both end in StartApply.
+// The generation commands of the control socket: plan, history and
+// rollback. Reload is in config_applier.cc; reload and rollback end in StartApply.
 #include <spdlog/spdlog.h>
 
 #include "config/validator.h"
-#include "daemon/config_apply_run.h"
+#include "daemon/apply/apply_run.h"
 
 namespace smsupd {
 
@@ -31,10 +31,10 @@ std::optional<std::uint64_t> PreviousGeneration(const std::vector<GenerationMeta
 
 }  // namespace
 
-void Daemon::HandlePlan(const control::Request& request, Reply reply) {
+void ConfigApplier::HandlePlan(const control::Request& request, Reply reply) {
   auto args = control::ParsePlanArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
-  std::string file = args->file.empty() ? (args->yaml ? "<plan>" : options_.config_path) : args->file;
+  std::string file = args->file.empty() ? (args->yaml ? "<plan>" : config_path_) : args->file;
   // No yaml: the file named (smctl sends a path for files too large to
   // inline), else the daemon's own config file.
   config::ValidationOutcome outcome = args->yaml ? config::ValidateText(*args->yaml, file)
@@ -47,49 +47,49 @@ void Daemon::HandlePlan(const control::Request& request, Reply reply) {
                               {{"valid", false}, {"unreadable", outcome.unreadable},
                                {"diagnostics", Diagnostics(outcome)}, {"changed", false}}));
   }
-  ApplyPlan plan = PlanApply(config_, *outcome.config, known_ports_, port_guid_);
+  ApplyPlan plan = PlanApply(running_.config, *outcome.config, known_ports_, running_.port_guid);
   nlohmann::json arguments = plan.json;
   arguments["valid"] = true;
   arguments["diagnostics"] = Diagnostics(outcome);
-  arguments["generation"] = generation_.number;
+  arguments["generation"] = running_.generation.number;
   reply(MakeResponse(ResultCode::kSuccess, plan.text, arguments));
 }
 
-void Daemon::HandleHistory(Reply reply) {
-  EnsureApplyParts();
+void ConfigApplier::HandleHistory(Reply reply) {
+  SaveCurrentGenerationIfMissing();
   std::vector<std::string> skipped;
   nlohmann::json generations = nlohmann::json::array();
-  for (const auto& meta : generations_->List(&skipped)) {
+  for (const auto& meta : generations_.List(&skipped)) {
     generations.push_back({{"generation", meta.generation}, {"applied_at", meta.applied_at},
                            {"applied_by", meta.applied_by}, {"reason", meta.reason},
                            {"hash", meta.hash}, {"summary", meta.plan_summary},
                            {"verification", meta.VerificationState()},
                            {"verification_text", meta.verification.value("text", std::string())},
-                           {"current", meta.generation == generation_.number}});
+                           {"current", meta.generation == running_.generation.number}});
   }
   for (const auto& problem : skipped) spdlog::warn("GENERATION_UNREADABLE {}", problem);
   std::string text = std::to_string(generations.size()) + " generation(s); current " +
-                     std::to_string(generation_.number);
+                     std::to_string(running_.generation.number);
   reply(MakeResponse(ResultCode::kSuccess, text,
-                     {{"current", generation_.number}, {"generations", generations},
+                     {{"current", running_.generation.number}, {"generations", generations},
                       {"unreadable", skipped}}));
 }
 
-void Daemon::HandleRollback(const control::Request& request, const control::Caller& caller,
+void ConfigApplier::HandleRollback(const control::Request& request, const control::Caller& caller,
                             Reply reply) {
   auto args = control::ParseRollbackArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
-  EnsureApplyParts();
+  SaveCurrentGenerationIfMissing();
   std::optional<std::uint64_t> target = args->generation;
-  if (!target) target = PreviousGeneration(generations_->List(), generation_.number, generation_.hash);
+  if (!target) target = PreviousGeneration(generations_.List(), running_.generation.number, running_.generation.hash);
   std::string refusal;
   if (!target) refusal = "no earlier generation to roll back to (smctl history lists them)";
-  else if (*target == generation_.number) refusal = "generation " + std::to_string(*target) + " is the current one";
-  else if (!generations_->Exists(*target))
+  else if (*target == running_.generation.number) refusal = "generation " + std::to_string(*target) + " is the current one";
+  else if (!generations_.Exists(*target))
     refusal = "generation " + std::to_string(*target) + " is not stored (smctl history lists them)";
   if (!refusal.empty()) {
     spdlog::error("CONFIG_REJECTED rollback by uid {}: {}", caller.uid, refusal);
-    AddEvent(control::kEventConfigRejected,
+    reporter_.AddEvent(control::kEventConfigRejected,
              {{"by", "uid " + std::to_string(caller.uid)}, {"reason", "rollback"}, {"text", refusal}});
     return reply(MakeResponse(ResultCode::kError, refusal));
   }
@@ -104,7 +104,7 @@ void Daemon::HandleRollback(const control::Request& request, const control::Call
     if (response.result != ResultCode::kBusy)
       response.text = "rollback to generation " + std::to_string(target) + ": " + response.text;
     if (response.result != ResultCode::kBusy)
-      AddEvent(control::kEventConfigRolledBack,
+      reporter_.AddEvent(control::kEventConfigRolledBack,
                {{"to", target}, {"generation", response.arguments.value("generation", nlohmann::json(nullptr))},
                 {"text", response.text}});
     reply(std::move(response));

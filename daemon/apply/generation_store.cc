@@ -1,4 +1,4 @@
-#include "daemon/generations/generation_store.h"
+#include "daemon/apply/generation_store.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
-#include "daemon/config_files.h"
+#include "daemon/apply/running_config.h"
 
 namespace smsupd {
 namespace {

@@ -1,4 +1,4 @@
-// Applied configs as numbered generations on disk (issue 6):
+// Applied configs as numbered generations on disk:
 //
 //   <state_dir>/generations/<N>/smsupd.yaml      the YAML as given
 //   <state_dir>/generations/<N>/opensm.conf      as rendered (mode 0600: may hold the SM_Key)
@@ -9,7 +9,7 @@
 // A generation is written into `<N>.tmp/` and renamed to `<N>/`, so a reader
 // (or a crash) sees a whole generation or none. meta.json alone is replaced
 // later (SetVerification) with the one atomic writer. The current pointer is
-// the existing `<state_dir>/generation` file (daemon/config_files.h), so
+// the existing `<state_dir>/generation` file (running_config.h), so
 // numbering continues from what an earlier smsupd recorded there.
 //
 // Not thread-safe; the daemon uses it on its io_context thread. Every call is

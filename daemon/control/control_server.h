@@ -29,7 +29,7 @@
 #include "common/result.h"
 #include "daemon/control/command_handler.h"
 #include "daemon/control/control_session.h"
-#include "daemon/control/event_log.h"
+#include "daemon/status/event_log.h"
 #include "daemon/control/peer_credentials.h"
 
 namespace smsupd::control {

@@ -22,7 +22,7 @@
 
 #include "common/control_protocol.h"
 #include "daemon/control/command_handler.h"
-#include "daemon/control/event_log.h"
+#include "daemon/status/event_log.h"
 
 namespace smsupd::control {
 

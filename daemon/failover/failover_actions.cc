@@ -1,13 +1,14 @@
-// FailoverController: executing the policy's actions and answering
-// `smctl failover`.
+// FailoverController: executing the policy's actions, reporting them, and
+// answering `smctl failover`.
 #include <spdlog/spdlog.h>
 
-#include "daemon/failover_controller.h"
+#include "daemon/failover/failover_controller.h"
 
 namespace smsupd {
 namespace {
 
-using SteadyNow = std::chrono::steady_clock;
+using control::MakeResponse;
+using control::ResultCode;
 
 // A HANDOVER is one SMP; the deadline only guards a wedged MAD thread.
 constexpr std::chrono::milliseconds kHandoverDeadline{1000};
@@ -22,20 +23,20 @@ void FailoverController::Execute(const policy::Action& action) {
       action.kind != Kind::kClearProblem)
     spdlog::info("FAILOVER_ACTION {}", action.Describe());
   switch (action.kind) {
-    case Kind::kSetLocalPriority: actuator_.SetLocalPriority(action.priority); break;
+    case Kind::kSetLocalPriority: local_sm_.SetPriority(action.priority); break;
     case Kind::kSendHandover: SendHandover(action.target_lid, action.target_guid, action.text); break;
     case Kind::kTakeOver: {
       const uint16_t lid = last_round_.local_port ? last_round_.local_port->lid : 0;
       SendHandover(lid, policy_.config().local_guid, action.text);
       break;
     }
-    case Kind::kStartOpenSm: actuator_.StartOpenSm(action.priority, false); break;
-    case Kind::kRestartOpenSm: actuator_.StartOpenSm(action.priority, true); break;
-    case Kind::kStopOpenSm: actuator_.StopOpenSm(); break;
-    case Kind::kRaiseProblem: actuator_.Problem(action.id, action.text, true); break;
-    case Kind::kClearProblem: actuator_.Problem(action.id, action.text, false); break;
+    case Kind::kStartOpenSm: local_sm_.Start(action.priority, false); break;
+    case Kind::kRestartOpenSm: local_sm_.Start(action.priority, true); break;
+    case Kind::kStopOpenSm: local_sm_.Stop(); break;
+    case Kind::kRaiseProblem: Problem(action.id, action.text, true); break;
+    case Kind::kClearProblem: Problem(action.id, action.text, false); break;
     case Kind::kEmitEvent:
-      actuator_.FailoverEvent(action.id, action.text);
+      Report(action.id, action.text);
       if (action.id == "FAILOVER_REQUESTED" && waiting_ && !waiting_->wait)
         Answer(true, "failover started: " + action.text);
       break;
@@ -47,7 +48,7 @@ void FailoverController::Execute(const policy::Action& action) {
 // GUID, never 0: FABRIC.md) to `lid`; to the local LID it is a take-over.
 void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::string& why) {
   if (lid == 0) {
-    actuator_.FailoverEvent("HANDOVER_NOT_SENT", "no LID for " + FormatGuid(guid) + ": " + why);
+    Report("HANDOVER_NOT_SENT", "no LID for " + FormatGuid(guid) + ": " + why);
     return;
   }
   SmInfo payload;
@@ -63,7 +64,7 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
         if (!sent) {
           spdlog::error("HANDOVER_SEND_FAILED to {} LID {}: {}", FormatGuid(guid), lid,
                         sent.message());
-          actuator_.FailoverEvent("HANDOVER_SEND_FAILED", FormatGuid(guid) + ": " + sent.message());
+          Report("HANDOVER_SEND_FAILED", FormatGuid(guid) + ": " + sent.message());
         }
         PollSoon();
       },
@@ -77,7 +78,7 @@ void FailoverController::Failover(std::optional<Guid> to, bool wait,
     return;
   }
   Guid from = latest_.master ? latest_.master->info.guid : 0;
-  waiting_ = Waiting{std::move(reply), wait, from, SteadyNow::now()};
+  waiting_ = Waiting{std::move(reply), wait, from, clock_.Now()};
   reply_timer_.expires_after(timeout);
   reply_timer_.async_wait([this, timeout](boost::system::error_code error) {
     if (error || !waiting_) return;
@@ -99,10 +100,53 @@ void FailoverController::Answer(bool ok, const std::string& text) {
       {"from", GuidOrEmpty(waiting.from)},
       {"to", ok && waiting.wait ? GuidOrEmpty(master) : ""},
       {"master", GuidOrEmpty(master)},
-      {"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(SteadyNow::now() -
+      {"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() -
                                                                           waiting.since)
                          .count()}};
   waiting.reply(ok, text, std::move(details));
+}
+
+void FailoverController::Report(const std::string& kind, const std::string& text) {
+  if (kind == "OPENSM_ADOPTED") return;  // the supervisor reports the adoption itself
+  reporter_.Announce(kind, text);
+}
+
+void FailoverController::Problem(const std::string& id, const std::string& text, bool raised) {
+  if (raised)
+    reporter_.RaiseProblem(id, text);
+  else
+    reporter_.ClearProblem(id);
+}
+
+void FailoverController::RegisterCommands(control::CommandRouter& router) {
+  router.Register("failover", [this](const control::Request& request, const control::Caller& caller,
+                                     control::CommandHandler::Reply reply) {
+    HandleFailover(request, caller, std::move(reply));
+  });
+}
+
+void FailoverController::HandleFailover(const control::Request& request,
+                                        const control::Caller& caller,
+                                        control::CommandHandler::Reply reply) {
+  spdlog::info("FAILOVER_COMMAND by uid {} (pid {})", caller.uid, caller.pid);
+  auto args = control::ParseFailoverArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  if (stop_requested_) return reply(MakeResponse(ResultCode::kError, "smsupd is stopping"));
+  auto timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
+  Failover(args->to, args->wait, timeout,
+           [reply = std::move(reply)](bool ok, const std::string& text, nlohmann::json details) {
+             spdlog::log(ok ? spdlog::level::info : spdlog::level::warn, "FAILOVER_RESULT {}: {}",
+                         ok ? "ok" : "failed", text);
+             reply(MakeResponse(ok ? ResultCode::kSuccess : ResultCode::kError, text,
+                                std::move(details)));
+           });
+}
+
+control::FailoverWire FailoverController::Wire() const {
+  control::FailoverWire wire;
+  wire.state = policy::SupervisorStateName(policy_.state());
+  wire.commanded_priority = policy_.commanded_priority().value_or(-1);
+  return wire;
 }
 
 }  // namespace smsupd

@@ -1,4 +1,4 @@
-#include "daemon/failover_controller.h"
+#include "daemon/failover/failover_controller.h"
 
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
@@ -8,7 +8,6 @@
 namespace smsupd {
 namespace {
 
-using SteadyNow = std::chrono::steady_clock;
 
 // How often a MASTER walks the subnet for SMs its SA does not list.
 constexpr std::chrono::seconds kDiscoveryInterval{10};
@@ -26,17 +25,20 @@ std::vector<policy::SmEntry> ToPolicy(const std::vector<SmRecord>& records) {
 
 }  // namespace
 
-FailoverController::FailoverController(boost::asio::io_context& io, MadWorker& worker,
-                                       policy::PolicyConfig config, FailoverTiming timing,
-                                       std::uint64_t sm_key, FailoverActuator& actuator)
-    : io_(io), worker_(worker), timing_(timing), sm_key_(sm_key), actuator_(actuator),
-      policy_(std::move(config), SteadyNow::now()), round_timer_(io), reply_timer_(io) {}
+FailoverController::FailoverController(boost::asio::io_context& io, const Clock& clock,
+                                       MadWorker& worker, policy::PolicyConfig config,
+                                       FailoverTiming timing, std::uint64_t sm_key,
+                                       LocalSmControl& local_sm, Reporter& reporter,
+                                       ObservedSink observed)
+    : io_(io), clock_(clock), worker_(worker), timing_(timing), sm_key_(sm_key),
+      local_sm_(local_sm), reporter_(reporter), observed_(std::move(observed)),
+      policy_(std::move(config), clock.Now()), round_timer_(io), reply_timer_(io) {}
 
 FailoverController::~FailoverController() = default;
 
 void FailoverController::Start() {
   running_ = true;
-  inventory_due_ = SteadyNow::now();
+  inventory_due_ = clock_.Now();
   RunRound();
 }
 
@@ -65,7 +67,7 @@ void FailoverController::ScheduleRound(std::chrono::milliseconds delay) {
 void FailoverController::RunRound() {
   if (in_round_) return;
   in_round_ = true;
-  round_started_ = SteadyNow::now();
+  round_started_ = clock_.Now();
   WatchRequest request;
   request.inventory = round_started_ >= inventory_due_;
   for (const SmRecord& r : inventory_) request.known_sm_lids.push_back(r.lid);
@@ -97,7 +99,7 @@ void FailoverController::RunRound() {
           stale.sms.reset();
           OnRound(stale);
         }
-        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyNow::now() -
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() -
                                                                              round_started_);
         auto delay = round_again_ ? std::chrono::milliseconds(0)
                                   : std::max(std::chrono::milliseconds(0),
@@ -115,7 +117,7 @@ void FailoverController::OnRound(const WatchRound& round) {
   last_round_ = round;
   CheckPriorityApplied(round);
   Step(Observe(round, round.sms.has_value()));
-  actuator_.Observed(latest_);
+  if (observed_) observed_(latest_);
 }
 
 // Consecutive misses of the SM the local port names as master. The port
@@ -191,15 +193,15 @@ void FailoverController::CheckPriorityApplied(const WatchRound& round) {
                      round.local_sm->priority != *wanted;
   if (!stale) {
     priority_stale_since_.reset();
-    if (not_sweeping_raised_) actuator_.Problem("OPENSM_NOT_SWEEPING", "", false);
+    if (not_sweeping_raised_) Problem("OPENSM_NOT_SWEEPING", "", false);
     not_sweeping_raised_ = false;
     return;
   }
-  const auto now = SteadyNow::now();
+  const auto now = clock_.Now();
   if (!priority_stale_since_) priority_stale_since_ = now;
   if (!not_sweeping_raised_ && now - *priority_stale_since_ >= kSweepGrace) {
     not_sweeping_raised_ = true;
-    actuator_.Problem("OPENSM_NOT_SWEEPING",
+    Problem("OPENSM_NOT_SWEEPING",
                       "the local MASTER still runs at priority " +
                           std::to_string(round.local_sm->priority) + " " +
                           std::to_string(kSweepGrace.count()) + " s after being set to " +
@@ -220,7 +222,7 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
   obs.master = watch_;
   if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
   obs.sm_key_mismatch = sm_key_mismatch_at_ &&
-                        SteadyNow::now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
+                        clock_.Now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
   // A command is decided on a round that took the inventory: the SMs it
   // hands over to must be known now, not as of seconds ago.
   if (fresh_inventory) {
@@ -231,8 +233,9 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
 }
 
 void FailoverController::Step(policy::Observation observation) {
-  policy::Actions actions = policy_.Decide(observation, SteadyNow::now());
+  policy::Actions actions = policy_.Decide(observation, clock_.Now());
   for (const policy::Action& action : actions) Execute(action);
+  local_sm_.FollowPriority(policy_.commanded_priority());
 }
 
 // Outside a round: the last round's reads, no list (the policy must not take
@@ -247,9 +250,10 @@ void FailoverController::OpenSmChanged(bool running, const std::string& exit_inf
   });
 }
 
-void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = SteadyNow::now(); }
+void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = clock_.Now(); }
 
 void FailoverController::StopRequested() {
+  stop_requested_ = true;
   pending_command_ = policy::OperatorCommand{policy::OperatorCommand::Kind::kStop, std::nullopt};
   InventoryNow();
 }
@@ -257,7 +261,7 @@ void FailoverController::StopRequested() {
 // The next round takes the inventory (and walks the subnet if this SM
 // watches no master), at once.
 void FailoverController::InventoryNow() {
-  inventory_due_ = discovery_due_ = SteadyNow::now();
+  inventory_due_ = discovery_due_ = clock_.Now();
   if (running_) {
     PollSoon();
   } else {

@@ -4,10 +4,13 @@
 // the local OpenSM and for every operator command, and the step's actions
 // executed in order. The policy decides; this class only observes and acts.
 //
-// Actions that touch OpenSM's process or files go to a FailoverActuator (the
-// Daemon); MAD actions (HANDOVER to another SM, TakeOver = HANDOVER to the
-// local SM) go through the MadWorker. The policy hears about the outcome of
-// everything through the next observation, never through a return value.
+// Actions that touch OpenSM's process or files go to LocalSmControl
+// (OpenSmController); MAD actions (HANDOVER to another SM, TakeOver =
+// HANDOVER to the local SM) go through the MadWorker; events and problems
+// to the Reporter (StatusBoard); every round's picture of the subnet to the
+// `observed` callback. The policy hears about the outcome of everything
+// through the next observation, never through a return value. Time comes
+// from a Clock, so unit tests decide when a deadline has passed.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -18,31 +21,17 @@
 #include <string>
 #include <vector>
 
-#include "daemon/failover_watch.h"
+#include "common/control_protocol.h"
+#include "daemon/clock.h"
+#include "daemon/control/command_router.h"
 #include "daemon/fabric/mad_worker.h"
-#include "daemon/subnet_observer.h"
+#include "daemon/failover/failover_watch.h"
+#include "daemon/opensm/opensm_control.h"
+#include "daemon/status/reporter.h"
+#include "daemon/status/subnet_observation.h"
 #include "policies/failover_policy.h"
 
 namespace smsupd {
-
-// What the daemon does for the policy (STYLE: a small interface; the unit
-// tests implement it with a recorder).
-class FailoverActuator {
- public:
-  virtual ~FailoverActuator() = default;
-  // Re-render opensm.conf with `priority` and SIGHUP OpenSM.
-  virtual void SetLocalPriority(int priority) = 0;
-  // First start (StartOpenSm) or a start after an exit (RestartOpenSm), with
-  // opensm.conf rendered at `priority`.
-  virtual void StartOpenSm(int priority, bool restart) = 0;
-  // Stop OpenSM and do not restart it until told.
-  virtual void StopOpenSm() = 0;
-  virtual void Problem(const std::string& id, const std::string& text, bool raised) = 0;
-  // A policy event (stable kind, e.g. MASTER_LOST) for the event log and journal.
-  virtual void FailoverEvent(const std::string& kind, const std::string& text) = 0;
-  // Every round's picture of the subnet (status, sm-state/master events).
-  virtual void Observed(const SubnetObservation& seen) = 0;
-};
 
 struct FailoverTiming {
   std::chrono::milliseconds poll_interval{150};
@@ -56,8 +45,11 @@ class FailoverController {
   // ok, text, details (from/to/master/elapsed_ms).
   using Reply = std::function<void(bool ok, const std::string& text, nlohmann::json details)>;
 
-  FailoverController(boost::asio::io_context& io, MadWorker& worker, policy::PolicyConfig config,
-                     FailoverTiming timing, std::uint64_t sm_key, FailoverActuator& actuator);
+  using ObservedSink = std::function<void(const SubnetObservation&)>;
+
+  FailoverController(boost::asio::io_context& io, const Clock& clock, MadWorker& worker,
+                     policy::PolicyConfig config, FailoverTiming timing, std::uint64_t sm_key,
+                     LocalSmControl& local_sm, Reporter& reporter, ObservedSink observed);
   ~FailoverController();
 
   // The first round at once, then every poll interval.
@@ -74,10 +66,18 @@ class FailoverController {
   // smctl failover. `wait`: reply when the handover completed or failed;
   // otherwise as soon as it started (or was refused). `timeout` bounds a wait.
   void Failover(std::optional<Guid> to, bool wait, std::chrono::milliseconds timeout, Reply reply);
-  // SIGTERM: hand over first when MASTER, then stop OpenSM (StopOpenSm).
+  // SIGTERM: hand over first when MASTER, then stop OpenSM (LocalSmControl::Stop).
   void StopRequested();
+  bool stop_requested() const { return stop_requested_; }
+
+  // Registers `failover` (smctl failover): checks the arguments, then
+  // Failover(); refused once the daemon is stopping.
+  void RegisterCommands(control::CommandRouter& router);
 
   const policy::FailoverPolicy& policy() const { return policy_; }
+  // status: failover, with the state and the commanded priority filled in
+  // (role and preempt are the config's: StatusBoard adds them).
+  control::FailoverWire Wire() const;
   const SubnetObservation& latest() const { return latest_; }
   std::optional<int> commanded_priority() const { return policy_.commanded_priority(); }
 
@@ -96,15 +96,24 @@ class FailoverController {
   void InventoryNow();
   std::optional<SmInfo> LocalSmInfo() const;
 
+  void HandleFailover(const control::Request& request, const control::Caller& caller,
+                      control::CommandHandler::Reply reply);
+  void Report(const std::string& kind, const std::string& text);
+  void Problem(const std::string& id, const std::string& text, bool raised);
+
   boost::asio::io_context& io_;
+  const Clock& clock_;
   MadWorker& worker_;
   FailoverTiming timing_;
   std::uint64_t sm_key_;
-  FailoverActuator& actuator_;
+  LocalSmControl& local_sm_;
+  Reporter& reporter_;
+  ObservedSink observed_;
   policy::FailoverPolicy policy_;
   boost::asio::steady_timer round_timer_;
   boost::asio::steady_timer reply_timer_;
   bool running_ = false;
+  bool stop_requested_ = false;
   bool in_round_ = false;
   bool round_again_ = false;
   std::chrono::steady_clock::time_point round_started_;

@@ -1,4 +1,4 @@
-#include "daemon/failover_watch.h"
+#include "daemon/failover/failover_watch.h"
 
 #include <algorithm>
 #include <map>

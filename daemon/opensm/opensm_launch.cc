@@ -1,4 +1,4 @@
-#include "daemon/opensm_launch.h"
+#include "daemon/opensm/opensm_launch.h"
 
 #include <sys/stat.h>
 

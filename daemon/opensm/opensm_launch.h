@@ -8,7 +8,7 @@
 
 #include "common/guid.h"
 #include "common/result.h"
-#include "daemon/process.h"
+#include "daemon/process/process.h"
 
 namespace smsupd {
 

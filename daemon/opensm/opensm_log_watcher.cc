@@ -1,4 +1,4 @@
-#include "daemon/opensm_log_watcher.h"
+#include "daemon/opensm/opensm_log_watcher.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
 
 #include "common/guid.h"
 #include "common/result.h"
-#include "daemon/process_table.h"
+#include "daemon/process/process_table.h"
 
 namespace smsupd {
 

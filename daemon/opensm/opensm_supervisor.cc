@@ -1,4 +1,4 @@
-#include "daemon/opensm_supervisor.h"
+#include "daemon/opensm/opensm_supervisor.h"
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "daemon/opensm_pid_file.h"
+#include "daemon/opensm/opensm_pid_file.h"
 
 namespace smsupd {
 namespace {

@@ -24,10 +24,10 @@
 
 #include "common/result.h"
 #include "daemon/clock.h"
-#include "daemon/opensm_launch.h"
-#include "daemon/process.h"
-#include "daemon/process_table.h"
-#include "daemon/restart_backoff.h"
+#include "daemon/opensm/opensm_launch.h"
+#include "daemon/process/process.h"
+#include "daemon/process/process_table.h"
+#include "daemon/opensm/restart_backoff.h"
 
 namespace smsupd {
 

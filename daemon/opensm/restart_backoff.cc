@@ -1,4 +1,4 @@
-#include "daemon/restart_backoff.h"
+#include "daemon/opensm/restart_backoff.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "daemon/pidfd_process_launcher.h"
+#include "daemon/process/pidfd_process_launcher.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>

@@ -5,7 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "daemon/process.h"
+#include "daemon/process/process.h"
 
 namespace smsupd {
 

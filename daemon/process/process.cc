@@ -1,4 +1,4 @@
-#include "daemon/process.h"
+#include "daemon/process/process.h"
 
 #include <cstring>
 

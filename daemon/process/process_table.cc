@@ -1,4 +1,4 @@
-#include "daemon/process_table.h"
+#include "daemon/process/process_table.h"
 
 #include <unistd.h>
 

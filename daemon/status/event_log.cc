@@ -1,15 +1,15 @@
-#include "daemon/control/event_log.h"
+#include "daemon/status/event_log.h"
 
 #include <algorithm>
 #include <chrono>
 
-namespace smsupd::control {
+namespace smsupd {
 
 EventLog::EventLog(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
 
 std::uint64_t EventLog::Append(std::string_view kind, nlohmann::json details) {
   if (!details.is_object()) details = nlohmann::json{{"value", std::move(details)}};
-  EventWire event{next_seq_++, FormatRfc3339Millis(std::chrono::system_clock::now()),
+  EventWire event{next_seq_++, control::FormatRfc3339Millis(std::chrono::system_clock::now()),
                   std::string(kind), std::move(details)};
   events_.push_back(event);
   if (events_.size() > capacity_) events_.pop_front();
@@ -25,9 +25,9 @@ std::uint64_t EventLog::Append(std::string_view kind, nlohmann::json details) {
   return event.seq;
 }
 
-std::vector<EventWire> EventLog::Since(std::uint64_t seq) const {
+std::vector<control::EventWire> EventLog::Since(std::uint64_t seq) const {
   auto first = std::find_if(events_.begin(), events_.end(),
-                            [seq](const EventWire& event) { return event.seq > seq; });
+                            [seq](const control::EventWire& event) { return event.seq > seq; });
   return {first, events_.end()};
 }
 
@@ -43,4 +43,4 @@ EventLog::SubscriptionId EventLog::Subscribe(Subscriber subscriber) {
 
 void EventLog::Unsubscribe(SubscriptionId id) { subscribers_.erase(id); }
 
-}  // namespace smsupd::control
+}  // namespace smsupd

@@ -1,7 +1,7 @@
 // What happened, in order: a bounded ring of events with a sequence number
 // that only grows, read by `smctl events --since N` and streamed to
-// `smctl events --follow` subscribers. The daemon appends (and logs the same
-// event through spdlog itself); the control server reads and subscribes.
+// `smctl events --follow` subscribers. The status board (status_board.h)
+// appends; the control server reads and subscribes.
 //
 // Not thread-safe: use it on the daemon's io_context thread only (post from
 // other threads). Subscribers run synchronously inside Append.
@@ -20,10 +20,11 @@
 
 #include "common/control_protocol.h"
 
-namespace smsupd::control {
+namespace smsupd {
 
 class EventLog {
  public:
+  using EventWire = control::EventWire;
   using Subscriber = std::function<void(const EventWire&)>;
   using SubscriptionId = std::uint64_t;
 
@@ -59,4 +60,4 @@ class EventLog {
   SubscriptionId next_subscription_ = 1;
 };
 
-}  // namespace smsupd::control
+}  // namespace smsupd

@@ -1,4 +1,4 @@
-#include "daemon/health_problems.h"
+#include "daemon/status/health_problems.h"
 
 namespace smsupd {
 

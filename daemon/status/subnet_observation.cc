@@ -1,4 +1,4 @@
-#include "daemon/subnet_observer.h"
+#include "daemon/status/subnet_observation.h"
 
 namespace smsupd {
 namespace {

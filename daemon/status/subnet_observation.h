@@ -1,7 +1,8 @@
-// What the fabric says about the SMs, as the daemon keeps it between polls
-// so `smctl status` answers without sending a MAD (filled from every
-// failover watch round: failover_controller.h), and the changes between two
-// pictures that become events (CompareObservations: pure, unit-tested).
+// The subnet as the last failover watch round saw it (the SMs, the master,
+// the local port), kept between rounds so that `smctl status` answers
+// without sending a MAD, and the changes between two such pictures that
+// become events (CompareObservations: pure, unit-tested). Filled by
+// FailoverController (daemon/failover), read by StatusBoard.
 #pragma once
 
 #include <optional>

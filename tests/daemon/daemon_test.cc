@@ -101,9 +101,9 @@ TEST_F(DaemonTest, ReadyReloadingAndStoppingInOrder) {
   ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
   ASSERT_TRUE(notifier_.WaitFor("STATUS=MASTER, priority 15", 1));
   ASSERT_TRUE(notifier_.WaitFor("WATCHDOG=1", 2));
-  ::kill(::getpid(), SIGHUP);
+  daemon.RequestReload();
   ASSERT_TRUE(notifier_.WaitFor("READY=1", 2));
-  ::kill(::getpid(), SIGTERM);
+  daemon.RequestStop();
   ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
   EXPECT_EQ(exit_code.get(), 0);
 
@@ -136,12 +136,12 @@ TEST_F(DaemonTest, InvalidReloadChangesNothing) {
   std::ifstream before_file(dir_ + "/state/opensm.conf");
   std::string before((std::istreambuf_iterator<char>(before_file)), {});
   WriteConfig("no_such_key: 1\n");
-  ::kill(::getpid(), SIGHUP);
+  daemon.RequestReload();
   ASSERT_TRUE(notifier_.WaitFor("READY=1", 2));
   std::ifstream after_file(dir_ + "/state/opensm.conf");
   std::string after((std::istreambuf_iterator<char>(after_file)), {});
   EXPECT_EQ(before, after);
-  ::kill(::getpid(), SIGTERM);
+  daemon.RequestStop();
   ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
   EXPECT_EQ(exit_code.get(), 0);
 }

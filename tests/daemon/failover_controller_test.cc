@@ -1,13 +1,16 @@
 // FailoverController on a fake fabric: the watch rounds feed the real
-// policy, and its actions reach the actuator or the fabric (HANDOVERs).
-// Timings are shortened; every wait is for a condition, with a deadline.
-#include "daemon/failover_controller.h"
+// policy, and its actions reach the recorders or the fabric (HANDOVERs).
+// Time is a ManualClock that moves one poll interval per watch round, so
+// "not within N rounds" means the same on every machine; every other wait
+// is for a condition, with a deadline.
+#include "daemon/failover/failover_controller.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
 
 #include "tests/daemon/fabric/fake_fabric.h"
+#include "tests/daemon/support/manual_clock.h"
 
 namespace smsupd {
 namespace {
@@ -25,19 +28,34 @@ struct Recorded {
   std::map<std::string, bool> problems;
 };
 
-class RecordingActuator : public FailoverActuator {
+class RecordingLocalSm : public LocalSmControl {
  public:
-  void SetLocalPriority(int priority) override { seen.priorities.push_back(priority); }
-  void StartOpenSm(int priority, bool restart) override { seen.starts.push_back({priority, restart}); }
-  void StopOpenSm() override { ++seen.stops; }
-  void Problem(const std::string& id, const std::string&, bool raised) override {
-    seen.problems[id] = raised;
+  explicit RecordingLocalSm(Recorded& seen) : seen_(seen) {}
+  void FollowPriority(std::optional<int>) override {}
+  void SetPriority(int priority) override { seen_.priorities.push_back(priority); }
+  void Start(int priority, bool restart) override { seen_.starts.push_back({priority, restart}); }
+  void Stop() override { ++seen_.stops; }
+
+ private:
+  Recorded& seen_;
+};
+
+class RecordingReporter : public Reporter {
+ public:
+  explicit RecordingReporter(Recorded& seen) : seen_(seen) {}
+  void AddEvent(std::string_view, nlohmann::json) override {}
+  void Announce(const std::string& log_id, const std::string&) override {
+    seen_.events.push_back(log_id);
   }
-  void FailoverEvent(const std::string& kind, const std::string&) override {
-    seen.events.push_back(kind);
+  void RaiseProblem(const std::string& id, const std::string&) override { seen_.problems[id] = true; }
+  void ClearProblem(const std::string& id) override { seen_.problems[id] = false; }
+  bool HasProblem(const std::string& id) const override {
+    auto found = seen_.problems.find(id);
+    return found != seen_.problems.end() && found->second;
   }
-  void Observed(const SubnetObservation&) override {}
-  Recorded seen;
+
+ private:
+  Recorded& seen_;
 };
 
 class FailoverControllerTest : public ::testing::Test {
@@ -56,8 +74,13 @@ class FailoverControllerTest : public ::testing::Test {
     config.local_guid = kLocal;
     config.role = role;
     config.startup_wait = 200ms;
-    FailoverTiming timing{20ms, 40ms, 1000ms};
-    controller_ = std::make_unique<FailoverController>(io_, *worker_, config, timing, 0, actuator_);
+    FailoverTiming timing{kPoll, 40ms, 1000ms};
+    controller_ = std::make_unique<FailoverController>(
+        io_, clock_, *worker_, config, timing, 0, local_sm_, reporter_,
+        [this](const SubnetObservation&) {
+          ++rounds_;
+          clock_.Advance(kPoll);
+        });
     controller_->Start();
   }
 
@@ -77,6 +100,11 @@ class FailoverControllerTest : public ::testing::Test {
     }
     return true;
   }
+  // `count` more watch rounds (and as many poll intervals on the clock).
+  bool RunRounds(int count) {
+    const int until = rounds_ + count;
+    return RunUntil([&] { return rounds_ >= until; });
+  }
   bool InState(policy::SupervisorState state) { return controller_->policy().state() == state; }
   bool HandoverTo(uint16_t lid) {
     for (const auto& h : fabric_->handovers())
@@ -85,29 +113,34 @@ class FailoverControllerTest : public ::testing::Test {
   }
   // OpenSM runs (as if started by the supervisor after StartOpenSm).
   void OpenSmRuns() {
-    ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); })) << "no StartOpenSm";
+    ASSERT_TRUE(RunUntil([&] { return !seen_.starts.empty(); })) << "no StartOpenSm";
     controller_->OpenSmChanged(true, "");
   }
 
   boost::asio::io_context io_;
   std::shared_ptr<FakeFabric> fabric_;
   std::unique_ptr<MadWorker> worker_;
-  RecordingActuator actuator_;
+  static constexpr auto kPoll = 20ms;
+  ManualClock clock_;
+  int rounds_ = 0;
+  Recorded seen_;
+  RecordingLocalSm local_sm_{seen_};
+  RecordingReporter reporter_{seen_};
   std::unique_ptr<FailoverController> controller_;
 };
 
 TEST_F(FailoverControllerTest, StartsAtTheRolePriorityWhenTheSubnetHasNoSm) {
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateInit, 0, 0});
   Start(policy::Role::kMaster);
-  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); }));
-  EXPECT_EQ(actuator_.seen.starts[0], std::make_pair(15, false));
+  ASSERT_TRUE(RunUntil([&] { return !seen_.starts.empty(); }));
+  EXPECT_EQ(seen_.starts[0], std::make_pair(15, false));
 }
 
 TEST_F(FailoverControllerTest, ARoleMasterJoinsUnderARunningMasterAsAStandby) {
   TwoSms(SmState::kNotActive, SmState::kMaster, 1);
   Start(policy::Role::kMaster);
-  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.starts.empty(); }));
-  EXPECT_LT(actuator_.seen.starts[0].first, 15) << "a 15 started under a MASTER leaves no master";
+  ASSERT_TRUE(RunUntil([&] { return !seen_.starts.empty(); }));
+  EXPECT_LT(seen_.starts[0].first, 15) << "a 15 started under a MASTER leaves no master";
 }
 
 TEST_F(FailoverControllerTest, TakesOverOnlyOnceTheMasterNodeIsGone) {
@@ -115,14 +148,14 @@ TEST_F(FailoverControllerTest, TakesOverOnlyOnceTheMasterNodeIsGone) {
   Start(policy::Role::kStandby);
   OpenSmRuns();
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
-  io_.run_for(300ms);  // many rounds with an answering master
+  ASSERT_TRUE(RunRounds(15));  // 15 polls answered by the master
   EXPECT_FALSE(HandoverTo(2)) << "took over from a live master";
 
   fabric_->RemoveNode(1);
   ASSERT_TRUE(RunUntil([&] { return HandoverTo(2); })) << "no take-over";
   EXPECT_EQ(fabric_->handovers().back().sent.guid, kLocal) << "HANDOVER payload must carry our GUID";
-  EXPECT_NE(std::find(actuator_.seen.events.begin(), actuator_.seen.events.end(), "MASTER_LOST"),
-            actuator_.seen.events.end());
+  EXPECT_NE(std::find(seen_.events.begin(), seen_.events.end(), "MASTER_LOST"),
+            seen_.events.end());
 }
 
 TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {
@@ -130,11 +163,11 @@ TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {
   Start(policy::Role::kStandby);
   OpenSmRuns();
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
-  // A call dropped every 10 ms (a lossy link): polls are missed now and
-  // then, but the master's port keeps answering and it answers again.
-  for (int i = 0; i < 60; ++i) {
+  // One call dropped in every round (a lossy link): polls are missed now
+  // and then, but the master's port keeps answering and it answers again.
+  for (int i = 0; i < 30; ++i) {
     fabric_->DropNext(1);
-    io_.run_for(10ms);
+    ASSERT_TRUE(RunRounds(1));
   }
   EXPECT_FALSE(HandoverTo(2));
   EXPECT_TRUE(InState(policy::SupervisorState::kStandby));
@@ -149,9 +182,9 @@ TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnc
                                     controller_->policy().view().size() == 2; }));
   controller_->OpenSmChanged(false, "signal 9");
   ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
-  ASSERT_GE(actuator_.seen.starts.size(), 2u);
-  EXPECT_TRUE(actuator_.seen.starts.back().second) << "OpenSM is restarted";
-  EXPECT_LT(actuator_.seen.starts.back().first, 15) << "restarted as a standby";
+  ASSERT_GE(seen_.starts.size(), 2u);
+  EXPECT_TRUE(seen_.starts.back().second) << "OpenSM is restarted";
+  EXPECT_LT(seen_.starts.back().first, 15) << "restarted as a standby";
 }
 
 TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandbyIsMaster) {
@@ -165,8 +198,8 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandby
                         [&](bool ok, const std::string&, nlohmann::json details) {
                           answer = std::make_pair(ok, details);
                         });
-  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.priorities.empty(); }));
-  EXPECT_EQ(actuator_.seen.priorities.back(), 0) << "the master yields by priority 0";
+  ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); }));
+  EXPECT_EQ(seen_.priorities.back(), 0) << "the master yields by priority 0";
   EXPECT_FALSE(answer) << "--wait answers only once the handover completed";
 
   // What OpenSM does after the SIGHUP: hand over to the standby.
@@ -192,7 +225,7 @@ TEST_F(FailoverControllerTest, FailoverWithoutAStandbyIsRefusedWithTheReason) {
   ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
   EXPECT_FALSE(answer->first);
   EXPECT_NE(answer->second.find("no healthy STANDBY"), std::string::npos) << answer->second;
-  EXPECT_TRUE(actuator_.seen.priorities.empty() || actuator_.seen.priorities.back() != 0);
+  EXPECT_TRUE(seen_.priorities.empty() || seen_.priorities.back() != 0);
 }
 
 TEST_F(FailoverControllerTest, StopOnTheMasterHandsOverBeforeStoppingOpenSm) {
@@ -202,13 +235,13 @@ TEST_F(FailoverControllerTest, StopOnTheMasterHandsOverBeforeStoppingOpenSm) {
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
                                     controller_->policy().view().size() == 2; }));
   controller_->StopRequested();
-  ASSERT_TRUE(RunUntil([&] { return !actuator_.seen.priorities.empty(); }));
-  EXPECT_EQ(actuator_.seen.priorities.back(), 0);
-  EXPECT_EQ(actuator_.seen.stops, 0) << "OpenSM stopped before the handover";
+  ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); }));
+  EXPECT_EQ(seen_.priorities.back(), 0);
+  EXPECT_EQ(seen_.stops, 0) << "OpenSM stopped before the handover";
   fabric_->SetSmState(2, SmState::kStandby);
   fabric_->SetSmState(1, SmState::kMaster);
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
-  ASSERT_TRUE(RunUntil([&] { return actuator_.seen.stops > 0; }));
+  ASSERT_TRUE(RunUntil([&] { return seen_.stops > 0; }));
 }
 
 }  // namespace

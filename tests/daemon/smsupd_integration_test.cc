@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
-#include "daemon/opensm_pid_file.h"
+#include "daemon/opensm/opensm_pid_file.h"
 #include "tests/testbed/fabric_conditions.h"
 #include "tests/testbed/fabric_test.h"
 #include "tests/testbed/topology_generators.h"

@@ -1,7 +1,7 @@
 // The apply pipeline's decision table (daemon/config_apply.h), row by row.
 #include <gtest/gtest.h>
 
-#include "daemon/config_apply.h"
+#include "daemon/apply/apply_decision.h"
 
 namespace smsupd {
 namespace {

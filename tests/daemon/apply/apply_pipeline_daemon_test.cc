@@ -59,7 +59,7 @@ class ConfigApplyDaemonTest : public ::testing::Test {
     ASSERT_TRUE(WaitForAnswer()) << "the daemon did not answer status";
   }
   void TearDown() override {
-    ::kill(::getpid(), SIGTERM);
+    daemon_->RequestStop();
     if (exit_code_.valid()) {
       EXPECT_EQ(exit_code_.wait_for(30s), std::future_status::ready);
     }

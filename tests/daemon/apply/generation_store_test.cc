@@ -1,7 +1,7 @@
 // GenerationStore on a temporary state_dir: numbering (continuing the legacy
 // counter), save/list/load, verification updates, pruning that spares the
 // current generation, interrupted saves.
-#include "daemon/generations/generation_store.h"
+#include "daemon/apply/generation_store.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/config_files.h"
+#include "daemon/apply/running_config.h"
 
 namespace smsupd {
 namespace {

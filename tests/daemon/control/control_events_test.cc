@@ -1,5 +1,5 @@
 // `events` and `events --follow` through the server, and the EventLog itself.
-#include "daemon/control/event_log.h"
+#include "daemon/status/event_log.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
-#include "daemon/opensm_pid_file.h"
+#include "daemon/opensm/opensm_pid_file.h"
 #include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed {

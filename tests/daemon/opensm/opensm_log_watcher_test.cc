@@ -1,7 +1,7 @@
 // OpenSmLogWatcher against a temporary file: line classification (the exact
 // strings OpenSM 3.3.23 writes), start at the end, partial lines, truncation
 // and rotation.
-#include "daemon/opensm_log_watcher.h"
+#include "daemon/opensm/opensm_log_watcher.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "daemon/opensm_pid_file.h"
+#include "daemon/opensm/opensm_pid_file.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The supervisor against real child processes: a shell script stands in for
 // OpenSM (it is started as `<script> -F <conf>` exactly like OpenSM).
-#include "daemon/opensm_supervisor.h"
+#include "daemon/opensm/opensm_supervisor.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/opensm_pid_file.h"
-#include "daemon/pidfd_process_launcher.h"
+#include "daemon/opensm/opensm_pid_file.h"
+#include "daemon/process/pidfd_process_launcher.h"
 
 namespace smsupd {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "common/atomic_file.h"
-#include "daemon/opensm_pid_file.h"
+#include "daemon/opensm/opensm_pid_file.h"
 #include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed::pkey {

@@ -1,0 +1,56 @@
+#include "daemon/apply/apply_decision.h"
+
+namespace smsupd {
+
+ApplyRequest MakeApplyRequest(std::string reason, std::string applied_by,
+                              std::optional<std::uint32_t> uid) {
+  ApplyRequest request;
+  request.reason = std::move(reason);
+  request.applied_by = std::move(applied_by);
+  request.uid = uid;
+  return request;
+}
+
+ApplyStep DecideAfterVerification(const VerifyRound& round) {
+  bool can_roll_back = round.has_previous && !round.is_rollback;
+  if (!round.local_master) {
+    if (round.skipped || round.timed_out) return ApplyStep::kSkipped;
+    return round.ok && !round.default_fallback ? ApplyStep::kVerified : ApplyStep::kDrift;
+  }
+  // OpenSM itself said the file is bad, or the fabric shows its fallback:
+  // another sweep would read the same file.
+  if (round.partition_error || round.default_fallback)
+    return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
+  if (round.timed_out) return ApplyStep::kFailed;  // no evidence against the config
+  if (round.skipped) return ApplyStep::kSkipped;
+  if (round.ok) return ApplyStep::kVerified;
+  // OpenSM 3.3.23 sometimes completes a port only on the next heavy sweep.
+  if (round.attempt < 2) return ApplyStep::kResweep;
+  return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
+}
+
+const char* ApplyStepName(ApplyStep step) {
+  switch (step) {
+    case ApplyStep::kVerified: return "verified";
+    case ApplyStep::kSkipped: return "skipped";
+    case ApplyStep::kResweep: return "resweep";
+    case ApplyStep::kRollBack: return "roll-back";
+    case ApplyStep::kFailed: return "failed";
+    case ApplyStep::kDrift: return "drift";
+  }
+  return "unknown";
+}
+
+const char* VerificationStateOf(ApplyStep step) {
+  switch (step) {
+    case ApplyStep::kVerified: return "verified";
+    case ApplyStep::kSkipped: return "skipped";
+    case ApplyStep::kDrift: return "drift";
+    case ApplyStep::kResweep: return "pending";
+    case ApplyStep::kRollBack:
+    case ApplyStep::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace smsupd

@@ -1,0 +1,156 @@
+#include "daemon/opensm/opensm_controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/problems.h"
+
+namespace smsupd {
+namespace {
+
+// How often OpenSM's log is read for the lines the daemon acts on.
+constexpr std::chrono::milliseconds kLogPollInterval{100};
+// Clearing the IsSM bit is one SMP; the deadline only guards a wedged MAD thread.
+constexpr std::chrono::milliseconds kClearSmFlagDeadline{1000};
+
+}  // namespace
+
+OpenSmController::OpenSmController(boost::asio::io_context& io, ProcessLauncher& launcher,
+                                   const ProcessTable& processes, const Clock& clock,
+                                   const RunningConfig& running, MadWorker& worker,
+                                   Reporter& reporter, SupervisorTuning tuning, OpenSmHooks hooks)
+    : io_(io), running_(running), worker_(worker), reporter_(reporter), hooks_(std::move(hooks)),
+      supervisor_(io, launcher, processes, clock, SpecFor(running.config, running.port_guid),
+                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }) {}
+
+OpenSmController::~OpenSmController() {
+  if (log_watcher_) log_watcher_->Stop();
+}
+
+OpenSmLaunchSpec OpenSmController::SpecFor(const config::Config& config, Guid port) const {
+  return {config.sm.opensm.binary, StatePaths{config.state_dir}.OpenSmConf(), config.state_dir,
+          port};
+}
+
+std::string OpenSmController::LogPath() const {
+  const config::Config& config = running_.config;
+  return config.sm.opensm.log_file.empty() ? config.state_dir + "/opensm.log"
+                                           : config.sm.opensm.log_file;
+}
+
+void OpenSmController::WatchLog() {
+  if (log_watcher_) return;
+  log_watcher_ = std::make_unique<OpenSmLogWatcher>(
+      io_, LogPath(), kLogPollInterval, [this](const OpenSmLogEvent& event) { OnLogEvent(event); });
+  log_watcher_->Start();
+}
+
+bool OpenSmController::Adopt() {
+  if (!supervisor_.Adopt()) return false;
+  has_run_ = true;
+  if (hooks_.running) hooks_.running();
+  return true;
+}
+
+OpenSmSnapshot OpenSmController::Snapshot() const { return supervisor_.Snapshot(); }
+
+void OpenSmController::OnSupervisorEvent(const OpenSmEvent& event) {
+  if (hooks_.on_event) hooks_.on_event(event);
+}
+
+// Partition errors end an apply; an SM_Key mismatch is split brain
+// (SM_KEY_MISMATCH, docs/failover.md).
+void OpenSmController::OnLogEvent(const OpenSmLogEvent& event) {
+  using Kind = OpenSmLogEvent::Kind;
+  if (event.kind == Kind::kPartitionConfigError)
+    spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
+  else if (event.kind == Kind::kSmKeyMismatch)
+    spdlog::error("OPENSM_SM_KEY_MISMATCH {}", event.line);
+  else
+    return;
+  if (hooks_.on_log) hooks_.on_log(event);
+}
+
+bool OpenSmController::Rerender(int priority) {
+  auto written = WriteRenderedConfig(running_.config, running_.port_guid, priority);
+  if (!written) {
+    spdlog::error("PRIORITY_NOT_SET sm_priority {}: {}", priority, written.error().message);
+    return false;
+  }
+  rendered_ = priority;
+  return true;
+}
+
+void OpenSmController::FollowPriority(std::optional<int> priority) {
+  commanded_ = priority;
+  if (priority && priority != rendered_) Rerender(*priority);
+}
+
+void OpenSmController::SetPriority(int priority) {
+  commanded_ = priority;
+  if (!Rerender(priority)) return;
+  Status hup = supervisor_.Hangup();
+  spdlog::info("PRIORITY_SET sm_priority {}{}", priority,
+               hup ? "; OpenSM re-reads it (SIGHUP)" : "; OpenSM not running: " + hup.message());
+  reporter_.AddEvent("priority-set", {{"priority", priority}});
+}
+
+void OpenSmController::Start(int priority, bool restart) {
+  commanded_ = priority;
+  Rerender(priority);
+  const auto state = supervisor_.Snapshot().state;
+  if (restart && state != OpenSmSnapshot::State::kRunning) {
+    // The dead OpenSM's IsSM bit must not outlive it (fabric.h): queued
+    // behind the HANDOVER the same step sent, before OpenSM starts again.
+    worker_.Submit([](Fabric& fabric) { return fabric.ClearStaleSmFlag(); },
+                   [](Status cleared) {
+                     if (!cleared) spdlog::warn("ISSM_NOT_CLEARED {}", cleared.message());
+                   },
+                   kClearSmFlagDeadline);
+  }
+  // Running, or waiting out the restart back-off: the supervisor starts it
+  // with the file just written.
+  if (state != OpenSmSnapshot::State::kStopped) return;
+  Status started = supervisor_.Start();
+  if (started) {
+    has_run_ = true;
+    if (hooks_.running) hooks_.running();
+    return;
+  }
+  if (!has_run_) {
+    if (hooks_.first_start_failed) hooks_.first_start_failed(started);
+    return;
+  }
+  spdlog::error("OPENSM_START_FAILED {} ({})", started.message(), restart ? "restart" : "start");
+  reporter_.RaiseProblem(kProblemOpenSmStartFailed, "OpenSM cannot be started: " + started.message());
+}
+
+void OpenSmController::Stop() {
+  supervisor_.Stop([this] {
+    if (hooks_.stopped) hooks_.stopped();
+  });
+}
+
+config::RenderedFiles OpenSmController::Render(const config::Config& config, Guid port) const {
+  return RenderConfig(config, port, commanded_);
+}
+
+Result<std::string> OpenSmController::Install(const config::Config& config, Guid port) {
+  auto hash = WriteRenderedConfig(config, port, commanded_);
+  if (hash && commanded_) rendered_ = commanded_;
+  return hash;
+}
+
+Status OpenSmController::Hangup() { return supervisor_.Hangup(); }
+
+void OpenSmController::Restart(const config::Config& config, Guid port,
+                               std::function<void(Status)> done) {
+  supervisor_.Restart(SpecFor(config, port), std::move(done));
+}
+
+std::uint64_t OpenSmController::SweepsSeen() {
+  if (!log_watcher_) return 0;
+  log_watcher_->PollNow();
+  return log_watcher_->subnet_up_count();
+}
+
+}  // namespace smsupd

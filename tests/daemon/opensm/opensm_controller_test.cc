@@ -1,0 +1,219 @@
+// OpenSmController with a shell script for OpenSM (started as `<script> -F
+// <conf>` like OpenSM; it appends "hup" to a file on each SIGHUP and exits
+// on SIGTERM) and the fake fabric: what each action does to the files, the
+// process and the hooks.
+#include "daemon/opensm/opensm_controller.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "common/atomic_file.h"
+#include "common/problems.h"
+#include "config/validator.h"
+#include "daemon/opensm/opensm_pid_file.h"
+#include "daemon/process/pidfd_process_launcher.h"
+#include "tests/daemon/fabric/fake_fabric.h"
+
+namespace smsupd {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr Guid kPort = 0x0002c903000000a1;
+
+class CountingFabric : public FakeFabric {
+ public:
+  Status ClearStaleSmFlag() override {
+    ++cleared;
+    return Status::Ok();
+  }
+  std::atomic<int> cleared{0};
+};
+
+class RecordingReporter : public Reporter {
+ public:
+  void AddEvent(std::string_view kind, nlohmann::json) override { events.emplace_back(kind); }
+  void Announce(const std::string& log_id, const std::string&) override { events.push_back(log_id); }
+  void RaiseProblem(const std::string& id, const std::string&) override { problems.insert(id); }
+  void ClearProblem(const std::string& id) override { problems.erase(id); }
+  bool HasProblem(const std::string& id) const override { return problems.count(id) != 0; }
+  std::vector<std::string> events;
+  std::set<std::string> problems;
+};
+
+class OpenSmControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/opensm-controller-test-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    std::ofstream(dir_ + "/fake-opensm")
+        << "#!/bin/sh\ntrap 'echo hup >> " << dir_ << "/hups' HUP\ntrap 'exit 0' TERM\n"
+        << "while :; do sleep 1 & wait $!; done\n";
+    ::chmod((dir_ + "/fake-opensm").c_str(), 0755);
+    std::string yaml = "version: 1\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n"
+                       "  opensm:\n    binary: " + dir_ + "/fake-opensm\n    log_file: " + dir_ +
+                       "/opensm.log\nstate_dir: " + dir_ + "/state\ncontrol:\n  socket: " + dir_ +
+                       "/sock\npartitions:\n  - name: Default\n    pkey: 0x7fff\n    members:\n"
+                       "      - { ports: ALL, membership: full }\n";
+    auto outcome = config::ValidateText(yaml, "test.yaml");
+    ASSERT_TRUE(outcome.ok());
+    running_.config = *outcome.config;
+    running_.port_guid = kPort;
+    worker_ = std::make_unique<MadWorker>(io_, fabric_);
+    MakeController();
+  }
+  void MakeController() {
+    OpenSmHooks hooks;
+    hooks.on_log = [this](const OpenSmLogEvent& event) { logged_.push_back(event.kind); };
+    hooks.running = [this] { ++running_calls_; };
+    hooks.first_start_failed = [this](const Status& failed) { first_failure_ = failed.message(); };
+    hooks.stopped = [this] { ++stopped_; };
+    hooks.on_event = [this](const OpenSmEvent& event) { supervisor_events_.push_back(event.kind); };
+    SupervisorTuning tuning;
+    tuning.backoff = {1ms, 8ms, 60s};
+    controller_ = std::make_unique<OpenSmController>(io_, launcher_, processes_, clock_, running_,
+                                                     *worker_, reporter_, tuning, std::move(hooks));
+  }
+  void TearDown() override {
+    if (controller_ && controller_->Snapshot().state == OpenSmSnapshot::State::kRunning) {
+      controller_->Stop();
+      RunUntil([&] { return stopped_ > 0; });
+    }
+    controller_.reset();
+    worker_->Stop();
+    fs::remove_all(dir_);
+  }
+  template <typename Predicate>
+  bool RunUntil(Predicate done) {
+    auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io_.run_for(5ms);
+    }
+    return true;
+  }
+  std::string PriorityInConf() {
+    auto text = ReadWholeFile(dir_ + "/state/opensm.conf");
+    if (!text) return "";
+    std::smatch match;
+    return std::regex_search(*text, match, std::regex("\nsm_priority ([0-9]+)")) ? match[1].str() : "";
+  }
+  int Hups() {
+    auto text = ReadWholeFile(dir_ + "/hups");
+    return text ? static_cast<int>(std::count(text->begin(), text->end(), '\n')) : 0;
+  }
+
+  std::string dir_;
+  boost::asio::io_context io_;
+  PidfdProcessLauncher launcher_{io_};
+  ProcFsProcessTable processes_;
+  SteadyClock clock_;
+  RunningConfig running_;
+  std::shared_ptr<CountingFabric> fabric_ = std::make_shared<CountingFabric>();
+  std::unique_ptr<MadWorker> worker_;
+  RecordingReporter reporter_;
+  std::unique_ptr<OpenSmController> controller_;
+  std::vector<OpenSmLogEvent::Kind> logged_;
+  std::vector<std::string> supervisor_events_;
+  int running_calls_ = 0;
+  int stopped_ = 0;
+  std::string first_failure_;
+};
+
+TEST_F(OpenSmControllerTest, InstallRendersTheConfiguredPriorityUntilThePolicyCommandsOne) {
+  ASSERT_TRUE(controller_->Install(running_.config, kPort));
+  EXPECT_EQ(PriorityInConf(), "15");
+  controller_->FollowPriority(5);
+  EXPECT_EQ(PriorityInConf(), "5") << "a commanded priority is written at once";
+  ASSERT_TRUE(controller_->Install(running_.config, kPort));
+  EXPECT_EQ(PriorityInConf(), "5") << "an apply must not undo the failover policy's priority";
+  EXPECT_EQ(controller_->Render(running_.config, kPort).opensm_conf.find("\nsm_priority 15\n"),
+            std::string::npos);
+}
+
+TEST_F(OpenSmControllerTest, StartRunsOpenSmAtThePriorityAndTellsTheDaemon) {
+  controller_->Start(5, false);
+  EXPECT_EQ(running_calls_, 1);
+  EXPECT_EQ(PriorityInConf(), "5");
+  EXPECT_EQ(controller_->Snapshot().state, OpenSmSnapshot::State::kRunning);
+  EXPECT_EQ(fabric_->cleared, 0) << "a first start has no stale IsSM bit to clear";
+}
+
+TEST_F(OpenSmControllerTest, SetPriorityRewritesTheFileAndSignalsOpenSm) {
+  controller_->Start(5, false);
+  ASSERT_TRUE(RunUntil([&] { return static_cast<bool>(ReadWholeFile(dir_ + "/state/opensm.pid")); }));
+  // FollowPriority of the priority already written changes nothing.
+  controller_->FollowPriority(5);
+  controller_->SetPriority(0);
+  EXPECT_EQ(PriorityInConf(), "0");
+  EXPECT_EQ(controller_->commanded_priority(), 0);
+  ASSERT_TRUE(RunUntil([&] { return Hups() == 1; })) << "OpenSM was not told (SIGHUP)";
+  EXPECT_NE(std::find(reporter_.events.begin(), reporter_.events.end(), "priority-set"),
+            reporter_.events.end());
+}
+
+TEST_F(OpenSmControllerTest, FollowingAnAdoptedPriorityOnlyRewritesTheFile) {
+  controller_->Start(5, false);
+  controller_->FollowPriority(14);
+  EXPECT_EQ(PriorityInConf(), "14");
+  io_.run_for(100ms);
+  EXPECT_EQ(Hups(), 0) << "a priority OpenSM already runs at needs no signal";
+}
+
+TEST_F(OpenSmControllerTest, ARestartAfterAnExitClearsTheStaleSmFlagFirst) {
+  controller_->Start(5, true);
+  ASSERT_TRUE(RunUntil([&] { return fabric_->cleared == 1; }));
+}
+
+TEST_F(OpenSmControllerTest, AFailedFirstStartIsTheDaemonsFailure) {
+  running_.config.sm.opensm.binary = dir_ + "/no-such-opensm";
+  MakeController();
+  controller_->Start(15, false);
+  EXPECT_NE(first_failure_, "") << "start-up must fail when OpenSM cannot be started";
+  EXPECT_EQ(running_calls_, 0);
+  EXPECT_TRUE(reporter_.problems.empty());
+}
+
+TEST_F(OpenSmControllerTest, AFailedStartAfterOpenSmRanIsAHealthProblem) {
+  controller_->Start(15, false);
+  ASSERT_EQ(running_calls_, 1);
+  config::Config broken = running_.config;
+  broken.sm.opensm.binary = dir_ + "/no-such-opensm";
+  std::optional<Status> restarted;
+  controller_->Restart(broken, kPort, [&](Status started) { restarted = started; });
+  ASSERT_TRUE(RunUntil([&] { return restarted.has_value(); }));
+  EXPECT_FALSE(*restarted);
+  controller_->Start(15, true);
+  EXPECT_EQ(first_failure_, "") << "OpenSM ran before: the daemon keeps running";
+  EXPECT_TRUE(reporter_.HasProblem(kProblemOpenSmStartFailed));
+}
+
+TEST_F(OpenSmControllerTest, StopEndsOpenSmAndTellsTheDaemon) {
+  controller_->Start(5, false);
+  controller_->Stop();
+  ASSERT_TRUE(RunUntil([&] { return stopped_ == 1; }));
+  EXPECT_EQ(controller_->Snapshot().state, OpenSmSnapshot::State::kStopped);
+}
+
+TEST_F(OpenSmControllerTest, LogLinesOthersActOnReachTheHookAndSweepsAreCounted) {
+  controller_->WatchLog();
+  io_.run_for(20ms);
+  std::ofstream log(dir_ + "/opensm.log", std::ios::app);
+  log << "Dec 02 21:12:24 781462 [A8CE26C0] 0x01 -> osm_prtn_make_partitions: Partition "
+         "configuration in error; retrying with default config\n"
+      << "Dec 02 21:12:24 789414 [A8CE26C0] 0x02 -> SUBNET UP\n";
+  log.close();
+  EXPECT_EQ(controller_->SweepsSeen(), 1u);
+  ASSERT_EQ(logged_.size(), 1u);
+  EXPECT_EQ(logged_[0], OpenSmLogEvent::Kind::kPartitionConfigError);
+}
+
+}  // namespace
+}  // namespace smsupd
