@@ -10,6 +10,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "daemon/control/control_server.h"
+#include "common/control_wire.h"
 
 namespace {
 

@@ -4,6 +4,8 @@
 
 #include "smctl/control_client.h"
 #include "smctl/text_output.h"
+#include "common/control_arguments.h"
+#include "common/control_wire.h"
 
 namespace smsupd::smctl {
 

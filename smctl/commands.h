@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/control_protocol.h"
+#include "common/control_arguments.h"
 
 namespace smsupd::smctl {
 

@@ -5,6 +5,7 @@
 
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
+#include "common/control_arguments.h"
 
 namespace smsupd::smctl {
 

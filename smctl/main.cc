@@ -13,6 +13,7 @@
 #include "config/commands.h"
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
+#include "common/control_arguments.h"
 
 namespace {
 

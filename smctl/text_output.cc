@@ -1,4 +1,5 @@
 #include "smctl/text_output.h"
+#include "common/control_wire.h"
 
 #include <cstdarg>
 #include <cstdio>

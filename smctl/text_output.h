@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 
 namespace smsupd::smctl {
 

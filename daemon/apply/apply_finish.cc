@@ -4,6 +4,7 @@
 
 #include "common/problems.h"
 #include "daemon/apply/apply_run.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

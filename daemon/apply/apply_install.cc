@@ -6,6 +6,7 @@
 #include "common/atomic_file.h"
 #include "common/problems.h"
 #include "daemon/apply/apply_run.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

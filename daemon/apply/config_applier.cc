@@ -11,6 +11,8 @@
 #include "config/validator.h"
 #include "daemon/apply/apply_run.h"
 #include "daemon/opensm/rendered_files.h"
+#include "common/control_arguments.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

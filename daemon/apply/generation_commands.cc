@@ -4,6 +4,8 @@
 
 #include "config/validator.h"
 #include "daemon/apply/apply_run.h"
+#include "common/control_arguments.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

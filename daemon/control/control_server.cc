@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/control/socket_setup.h"
+#include "common/control_arguments.h"
 
 namespace smsupd::control {
 

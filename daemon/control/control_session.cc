@@ -1,4 +1,5 @@
 #include "daemon/control/control_session.h"
+#include "common/control_wire.h"
 
 #include <istream>
 

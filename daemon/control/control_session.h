@@ -21,6 +21,7 @@
 #include <boost/asio/streambuf.hpp>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 #include "daemon/control/command_handler.h"
 #include "daemon/status/event_log.h"
 

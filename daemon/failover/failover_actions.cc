@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/failover/failover_controller.h"
+#include "common/control_arguments.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 namespace {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
 #include "daemon/fabric/mad_worker.h"

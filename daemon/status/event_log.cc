@@ -1,4 +1,5 @@
 #include "daemon/status/event_log.h"
+#include "common/control_wire.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,5 @@
 #include "daemon/status/health_problems.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 #include "daemon/apply/running_config.h"
 #include "daemon/control/command_router.h"
 #include "daemon/notifier.h"

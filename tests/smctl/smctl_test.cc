@@ -14,6 +14,7 @@
 
 #include "tests/daemon/control/control_test_support.h"
 #include "tests/smctl/smctl_runner.h"
+#include "common/control_wire.h"
 
 namespace smsupd::smctl {
 namespace {

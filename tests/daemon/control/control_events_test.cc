@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tests/daemon/control/control_test_support.h"
+#include "common/control_wire.h"
 
 namespace smsupd::control {
 namespace {

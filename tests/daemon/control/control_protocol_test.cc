@@ -1,6 +1,7 @@
 // The wire contract: round trips, and a table of malformed requests that must
 // each give a clear error value (never an exception).
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "tests/daemon/control/control_test_support.h"
+#include "common/control_wire.h"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -21,6 +21,7 @@
 #include <boost/asio/post.hpp>
 
 #include "common/control_protocol.h"
+#include "common/control_wire.h"
 #include "daemon/control/command_handler.h"
 #include "daemon/control/control_server.h"
 #include "daemon/status/event_log.h"

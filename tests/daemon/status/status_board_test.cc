@@ -9,6 +9,7 @@
 
 #include "common/problems.h"
 #include "daemon/status/event_kinds.h"
+#include "common/control_wire.h"
 
 namespace smsupd {
 namespace {

@@ -1,0 +1,153 @@
+#include "common/control_arguments.h"
+
+#include <cmath>
+
+#include "common/json_fields.h"
+
+namespace smsupd::control {
+
+using nlohmann::json;
+
+nlohmann::json ToJson(const EventsArguments& args) {
+  return {{"since", args.since}, {"follow", args.follow}};
+}
+
+Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments) {
+  EventsArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"since", "follow"});
+  reader.Integer("since", &args.since, 0, kMaxI64, false);
+  reader.Bool("follow", &args.follow, false);
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+nlohmann::json ToJson(const ReloadArguments& args) {
+  nlohmann::json json = {{"restart", args.restart}, {"wait", args.wait}};
+  if (args.timeout_given) json["timeout_ms"] = static_cast<std::int64_t>(args.timeout_s * 1000);
+  return json;
+}
+
+Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
+  ReloadArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"restart", "wait", "timeout_s", "timeout_ms"});
+  reader.Bool("restart", &args.restart, false);
+  reader.Bool("wait", &args.wait, false);
+  std::int64_t timeout_ms = 0;
+  reader.Integer("timeout_ms", &timeout_ms, 1, 86400000, false);
+  if (timeout_ms > 0) {
+    args.timeout_s = static_cast<double>(timeout_ms) / 1000;
+    args.timeout_given = true;
+  }
+  if (const json* timeout = reader.Find("timeout_s", false)) {
+    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
+        timeout->get<double>() <= 0 || timeout->get<double>() > 86400)
+      reader.Fail("arguments.timeout_s", "expected seconds in (0, 86400], got " + Describe(*timeout));
+    else
+      args.timeout_s = timeout->get<double>(), args.timeout_given = true;
+  }
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+nlohmann::json ToJson(const FailoverArguments& args) {
+  nlohmann::json json = {{"wait", args.wait}, {"timeout_s", args.timeout_s}};
+  if (args.to) json["to"] = FormatGuid(*args.to);
+  return json;
+}
+
+Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments) {
+  FailoverArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"to", "wait", "timeout_s"});
+  reader.Bool("wait", &args.wait, false);
+  if (const json* to = reader.Find("to", false)) {
+    auto guid = to->is_string() ? ParseGuid(to->get<std::string>()) : std::nullopt;
+    if (!guid)
+      reader.Fail("arguments.to", "expected a port GUID \"0x\" + 16 hex digits, got " + Describe(*to));
+    else
+      args.to = *guid;
+  }
+  if (const json* timeout = reader.Find("timeout_s", false)) {
+    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
+        timeout->get<double>() <= 0 || timeout->get<double>() > 3600)
+      reader.Fail("arguments.timeout_s", "expected seconds in (0, 3600], got " + Describe(*timeout));
+    else
+      args.timeout_s = timeout->get<double>();
+  }
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+nlohmann::json ToJson(const PlanArguments& args) {
+  nlohmann::json json = nlohmann::json::object();
+  if (args.yaml) json["yaml"] = *args.yaml;
+  if (!args.file.empty()) json["file"] = args.file;
+  return json;
+}
+
+Result<PlanArguments> ParsePlanArguments(const nlohmann::json& arguments) {
+  PlanArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"yaml", "file"});
+  std::string yaml;
+  if (reader.Find("yaml", false)) {
+    reader.String("yaml", &yaml);
+    args.yaml = yaml;
+  }
+  reader.String("file", &args.file, false);
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+nlohmann::json ToJson(const RollbackArguments& args) {
+  nlohmann::json json = {{"wait", args.wait}};
+  if (args.generation) json["generation"] = *args.generation;
+  if (args.timeout_ms) json["timeout_ms"] = *args.timeout_ms;
+  return json;
+}
+
+Result<RollbackArguments> ParseRollbackArguments(const nlohmann::json& arguments) {
+  RollbackArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"generation", "wait", "timeout_ms"});
+  std::uint64_t generation = 0;
+  if (reader.Find("generation", false)) {
+    reader.Integer("generation", &generation, 1, kMaxI64);
+    args.generation = generation;
+  }
+  reader.Bool("wait", &args.wait, false);
+  std::int64_t timeout_ms = 0;
+  if (reader.Find("timeout_ms", false)) {
+    reader.Integer("timeout_ms", &timeout_ms, 1, 86400000);
+    args.timeout_ms = timeout_ms;
+  }
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments) {
+  if (!arguments.is_object())
+    return Error{"arguments: expected an object, got " + Describe(arguments)};
+  if (command.name == "events") {
+    if (auto parsed = ParseEventsArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "reload") {
+    if (auto parsed = ParseReloadArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "failover") {
+    if (auto parsed = ParseFailoverArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "plan") {
+    if (auto parsed = ParsePlanArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "rollback") {
+    if (auto parsed = ParseRollbackArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "version" || command.name == "list-commands" ||
+             command.name == "status" || command.name == "history") {
+    if (!arguments.empty())
+      return Error{"arguments: '" + std::string(command.name) + "' takes no arguments"};
+  }
+  // Other commands define their arguments where they are implemented; the
+  // handler checks them.
+  return Status::Ok();
+}
+
+}  // namespace smsupd::control

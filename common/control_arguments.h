@@ -1,0 +1,76 @@
+// The arguments of the control protocol's commands (control_protocol.h has
+// the command list): one struct per command, its JSON form and a parser that
+// refuses unknown keys, so that a typo is never silently ignored.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/control_protocol.h"
+#include "common/guid.h"
+#include "common/result.h"
+
+namespace smsupd::control {
+
+// events: {"since": N (default 0), "follow": bool (default false)}.
+// Returns events with seq > since.
+struct EventsArguments {
+  std::uint64_t since = 0;
+  bool follow = false;
+};
+nlohmann::json ToJson(const EventsArguments& args);
+Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments);
+
+// reload: {"restart": bool, "wait": bool, "timeout_s": number > 0}.
+// restart: allow an OpenSM restart if a startup-only option changed.
+// wait: answer only once the change is applied and verified (or failed).
+// The wire also accepts "timeout_ms" (integer); ToJson sends "timeout_ms"
+// only when timeout_given. Without one the daemon uses verify.timeout_s.
+struct ReloadArguments {
+  bool restart = false;
+  bool wait = false;
+  double timeout_s = 30;
+  bool timeout_given = false;
+};
+nlohmann::json ToJson(const ReloadArguments& args);
+Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments);
+
+// `failover` (7): hand mastership to another SM (smctl failover). `to`: the
+// port GUID of the SM that must become master (default: the one OpenSM
+// picks, the highest-ranked STANDBY). `wait`: answer when the new master is
+// in place (or the handover failed), else as soon as it started.
+struct FailoverArguments {
+  std::optional<Guid> to;
+  bool wait = false;
+  double timeout_s = 15;
+};
+nlohmann::json ToJson(const FailoverArguments& args);
+Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments);
+
+// plan (8): {"yaml": text, "file": path used in diagnostics}. No yaml: the
+// daemon plans its config file on disk.
+struct PlanArguments {
+  std::optional<std::string> yaml;
+  std::string file;
+};
+nlohmann::json ToJson(const PlanArguments& args);
+Result<PlanArguments> ParsePlanArguments(const nlohmann::json& arguments);
+
+// rollback (10): {"generation": N (default: the one before the current),
+// "wait": bool, "timeout_ms": int}. Replies like reload.
+struct RollbackArguments {
+  std::optional<std::uint64_t> generation;
+  bool wait = false;
+  std::optional<std::int64_t> timeout_ms;
+};
+nlohmann::json ToJson(const RollbackArguments& args);
+Result<RollbackArguments> ParseRollbackArguments(const nlohmann::json& arguments);
+
+// Checks the arguments of any known command (unknown keys are refused, so a
+// typo is not silently ignored).
+Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments);
+
+}  // namespace smsupd::control
