@@ -1,0 +1,275 @@
+// ConfigApplier through its narrow interfaces: a recording OpenSM
+// (OpenSmConfigSink), the fake fabric behind a real MadWorker, a recording
+// Reporter and a ManualClock. Commands arrive through a CommandRouter as
+// the control server hands them over.
+#include "daemon/apply/config_applier.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "common/atomic_file.h"
+#include "common/problems.h"
+#include "config/validator.h"
+#include "tests/daemon/fabric/fake_fabric.h"
+#include "tests/daemon/support/manual_clock.h"
+
+namespace smsupd {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using control::ResultCode;
+
+constexpr Guid kPort = 0x0002c903000000a1;
+
+// OpenSM as the applier sees it: files written, signals sent. A SIGHUP
+// completes a sweep ("SUBNET UP") unless the test says OpenSM is silent.
+class RecordingOpenSm : public OpenSmConfigSink {
+ public:
+  config::RenderedFiles Render(const config::Config& config, Guid port) const override {
+    return RenderConfig(config, port, std::nullopt);
+  }
+  Result<std::string> Install(const config::Config& config, Guid port) override {
+    installed.push_back(config.source_text);
+    return WriteRenderedConfig(config, port);
+  }
+  Status Hangup() override {
+    ++hangups;
+    if (sweeps_on_hangup) ++sweeps;
+    return Status::Ok();
+  }
+  void Restart(const config::Config&, Guid, std::function<void(Status)> done) override {
+    ++restarts;
+    done(Status::Ok());
+  }
+  std::uint64_t SweepsSeen() override { return sweeps; }
+
+  std::vector<std::string> installed;
+  int hangups = 0;
+  int restarts = 0;
+  std::uint64_t sweeps = 0;
+  bool sweeps_on_hangup = true;
+};
+
+class RecordingReporter : public Reporter {
+ public:
+  void AddEvent(std::string_view kind, nlohmann::json) override { events.emplace_back(kind); }
+  void Announce(const std::string& log_id, const std::string&) override { events.push_back(log_id); }
+  void RaiseProblem(const std::string& id, const std::string&) override { problems.insert(id); }
+  void ClearProblem(const std::string& id) override { problems.erase(id); }
+  bool HasProblem(const std::string& id) const override { return problems.count(id) != 0; }
+  bool Saw(const std::string& kind) const {
+    return std::find(events.begin(), events.end(), kind) != events.end();
+  }
+  std::vector<std::string> events;
+  std::set<std::string> problems;
+};
+
+class ConfigApplierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/config-applier-test-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    WriteConfig("");
+    auto outcome = config::LoadAndValidate(ConfigPath());
+    ASSERT_TRUE(outcome.ok());
+    running_.config = *outcome.config;
+    running_.port_guid = kPort;
+    fabric_->SetLocalPort({"fake0", 1, kPort, kPortStateActive, 1, 1});
+    fabric_->SetDiscoveredPorts({{kPort, kPort - 1, NodeType::kCa, 1, 1, "test mlx5_0", true}});
+    fabric_->SetPKeyTable(1, 1, {0xffff, 0, 0, 0});
+    worker_ = std::make_unique<MadWorker>(io_, fabric_);
+    seen_.valid = true;
+    seen_.local_sm = SmInfo{kPort, 0, 0, 15, SmState::kMaster};
+    seen_.master = SmRecord{1, *seen_.local_sm};
+    ApplyHooks hooks;
+    hooks.subnet = [this] { return seen_; };
+    hooks.reloading = [this](const std::string&) { notices_.push_back("RELOADING=1"); };
+    hooks.reloaded = [this] { notices_.push_back("READY=1"); };
+    hooks.poll_soon = [] {};
+    applier_ = std::make_unique<ConfigApplier>(io_, clock_, ConfigPath(), running_, opensm_, *worker_,
+                                               reporter_, std::move(hooks));
+    applier_->RegisterCommands(router_);
+    router_.Open();
+    ASSERT_TRUE(applier_->ApplyAtStart());
+  }
+  void TearDown() override {
+    applier_.reset();
+    worker_->Stop();
+    fs::remove_all(dir_);
+  }
+  std::string ConfigPath() const { return dir_ + "/smsupd.yaml"; }
+  // `extra`: top-level keys; `sm_extra`: more lines under sm:.
+  void WriteConfig(const std::string& extra, const std::string& sm_extra = "") {
+    std::string text = "version: 1\nnode: test\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n" +
+                       sm_extra + "state_dir: " + dir_ + "/state\ncontrol:\n  socket: " + dir_ + "/sock\n"
+                       "verify:\n  timeout_s: 10\n" + extra +
+                       "partitions:\n  - name: Default\n    pkey: 0x7fff\n    members:\n"
+                       "      - { ports: ALL, membership: full }\n";
+    ASSERT_TRUE(WriteFileAtomically(ConfigPath(), text));
+  }
+  // Sends `command` as the control server would; the reply, once it came.
+  std::optional<control::Response>* Send(const std::string& command, nlohmann::json arguments) {
+    replies_.push_back(std::make_unique<std::optional<control::Response>>());
+    auto* slot = replies_.back().get();
+    control::Caller root{1, 0, 0, control::AccessLevel::kFull};
+    router_.Handle({control::kProtocolVersion, command, std::move(arguments)}, root,
+                   [slot](control::Response response) { *slot = std::move(response); });
+    return slot;
+  }
+  template <typename Predicate>
+  bool RunUntil(Predicate done) {
+    auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io_.run_for(5ms);
+    }
+    return true;
+  }
+
+  // RunUntil with time passing: 100 ms on the clock per loop turn, for the
+  // waits a test does not look into.
+  template <typename Predicate>
+  bool RunAdvancing(Predicate done) {
+    return RunUntil([&] {
+      clock_.Advance(100ms);
+      return done();
+    });
+  }
+
+  std::string dir_;
+  boost::asio::io_context io_;
+  ManualClock clock_;
+  RunningConfig running_;
+  std::shared_ptr<FakeFabric> fabric_ = std::make_shared<FakeFabric>();
+  std::unique_ptr<MadWorker> worker_;
+  RecordingOpenSm opensm_;
+  RecordingReporter reporter_;
+  SubnetObservation seen_;
+  std::vector<std::string> notices_;
+  control::CommandRouter router_;
+  std::unique_ptr<ConfigApplier> applier_;
+  std::vector<std::unique_ptr<std::optional<control::Response>>> replies_;
+};
+
+constexpr char kTenant[] =
+    "  - name: tenant\n    pkey: 0x0010\n    members:\n      - { guid: 0x0002c903000000b1, membership: full }\n";
+
+TEST_F(ConfigApplierTest, StartInstallsAndStoresGenerationOne) {
+  EXPECT_EQ(running_.generation.number, 1u);
+  EXPECT_EQ(opensm_.installed.size(), 1u);
+  EXPECT_TRUE(fs::exists(dir_ + "/state/generations/1/meta.json"));
+  EXPECT_TRUE(reporter_.Saw("config-applied"));
+}
+
+TEST_F(ConfigApplierTest, ReloadInstallsSignalsAndAnswersWhenVerified) {
+  WriteConfig("");
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kSuccess) << (*reply)->text;
+  EXPECT_EQ((*reply)->arguments["verification"]["state"], "verified");
+  EXPECT_EQ(running_.generation.number, 2u);
+  EXPECT_EQ(opensm_.hangups, 1);
+  EXPECT_EQ(notices_, (std::vector<std::string>{"RELOADING=1", "READY=1"}));
+  EXPECT_FALSE(applier_->busy());
+}
+
+TEST_F(ConfigApplierTest, AnInvalidFileChangesNothingAndSaysWhy) {
+  WriteConfig("no_such_key: 1\n");
+  auto* reply = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(reply->has_value());
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_NE((*reply)->text.find("no_such_key"), std::string::npos) << (*reply)->text;
+  EXPECT_EQ(opensm_.installed.size(), 1u) << "nothing installed after the start";
+  EXPECT_EQ(opensm_.hangups, 0);
+  EXPECT_EQ(running_.generation.number, 1u);
+  EXPECT_TRUE(reporter_.Saw("config-rejected"));
+}
+
+TEST_F(ConfigApplierTest, ACommandDuringAnApplyIsBusyASignalIsQueued) {
+  opensm_.sweeps_on_hangup = false;  // the first apply waits for its sweep
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* first = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(applier_->busy());
+  auto* second = Send("reload", nlohmann::json::object());
+  ASSERT_TRUE(second->has_value());
+  EXPECT_EQ((*second)->result, ResultCode::kBusy);
+  applier_->Reload();  // SIGHUP: remembered
+  // No SUBNET UP: each sweep wait ends by the clock, verification runs.
+  ASSERT_TRUE(RunAdvancing([&] { return first->has_value(); }));
+  EXPECT_EQ((*first)->result, ResultCode::kSuccess) << (*first)->text;
+  ASSERT_TRUE(RunAdvancing([&] { return !applier_->busy() && opensm_.hangups >= 2; }))
+      << "the queued SIGHUP was not applied";
+}
+
+TEST_F(ConfigApplierTest, VerificationWaitsForTheSweepUntilTheClockSaysItIsLate) {
+  opensm_.sweeps_on_hangup = false;
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}});
+  io_.run_for(100ms);
+  EXPECT_FALSE(reply->has_value()) << "verified before OpenSM swept and before the wait ended";
+  clock_.Advance(999ms);
+  io_.run_for(100ms);
+  EXPECT_FALSE(reply->has_value());
+  clock_.Advance(1ms);
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->arguments["verification"]["sweep_seen"], false);
+}
+
+TEST_F(ConfigApplierTest, OpenSmRefusingPartitionsRollsBackToThePreviousGeneration) {
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  opensm_.sweeps_on_hangup = false;
+  auto* reply = Send("reload", {{"wait", true}});
+  applier_->PartitionConfigRefused("Partition configuration in error; retrying with default config");
+  ASSERT_TRUE(RunAdvancing([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_EQ((*reply)->arguments["rolled_back"], true) << (*reply)->text;
+  EXPECT_EQ((*reply)->arguments["rolled_back_to"], 1);
+  EXPECT_EQ(running_.generation.number, 3u) << "the rollback is a generation of its own";
+  EXPECT_EQ(running_.config.source_text, opensm_.installed.front());
+}
+
+TEST_F(ConfigApplierTest, OnAStandbyAMismatchIsDriftNeverARollback) {
+  seen_.local_sm->state = SmState::kStandby;
+  seen_.master = SmRecord{2, SmInfo{kPort + 1, 0, 0, 15, SmState::kMaster}};
+  // The master (another node) has not put the SM port in 0x0010.
+  std::ofstream(ConfigPath(), std::ios::app)
+      << "  - name: sm-net\n    pkey: 0x0010\n    members:\n"
+         "      - { guid: 0x0002c903000000a1, membership: full }\n";
+  auto* reply = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kSuccess) << (*reply)->text;
+  EXPECT_EQ((*reply)->arguments["verification"]["state"], "drift");
+  EXPECT_TRUE(reporter_.HasProblem(kProblemPKeyDrift));
+  EXPECT_EQ(running_.generation.number, 2u);
+}
+
+TEST_F(ConfigApplierTest, AStartupOnlyChangeWaitsForARestart) {
+  WriteConfig("", "  opensm:\n    options:\n      routing_engine: updn\n");
+  auto* reply = Send("reload", nlohmann::json::object());
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_NE((*reply)->text.find("restart needed for"), std::string::npos) << (*reply)->text;
+  EXPECT_TRUE(reporter_.HasProblem(kProblemRestartNeeded));
+  EXPECT_EQ(opensm_.restarts, 0);
+  applier_->OpenSmStarted();
+  EXPECT_FALSE(reporter_.HasProblem(kProblemRestartNeeded));
+}
+
+TEST_F(ConfigApplierTest, ValidateChecksTheFileOnDisk) {
+  auto* valid = Send("validate", nlohmann::json::object());
+  ASSERT_TRUE(valid->has_value());
+  EXPECT_EQ((*valid)->result, ResultCode::kSuccess);
+  WriteConfig("no_such_key: 1\n");
+  auto* invalid = Send("validate", nlohmann::json::object());
+  EXPECT_EQ((*invalid)->result, ResultCode::kError);
+  EXPECT_EQ((*invalid)->arguments["valid"], false);
+}
+
+}  // namespace
+}  // namespace smsupd
