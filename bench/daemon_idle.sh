@@ -2,7 +2,7 @@
 # Idle cost of one smsupd: runs it (with its OpenSM) on a small simulated
 # fabric, waits until its OpenSM is MASTER, then measures smsupd's CPU time
 # over DURATION seconds (default 60) from /proc/<pid>/stat and its RSS.
-# Targets (issue 4): idle CPU under 1% of a core, RSS under 30 MB.
+# Targets: idle CPU under 1% of a core, RSS under 30 MB.
 #   bench/daemon_idle.sh [BUILD_DIR]      (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

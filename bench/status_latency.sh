@@ -10,7 +10,7 @@
 #
 # Binaries come from $BUILD_DIR (default: the repo's build/ or first build-*/);
 # when missing there, status_load is compiled into a temp dir.
-# Targets (issue 4): p99 under 20 ms; idle CPU under 1% of a core; RSS under 30 MB.
+# Targets: p99 under 20 ms; idle CPU under 1% of a core; RSS under 30 MB.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

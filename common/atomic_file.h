@@ -1,6 +1,7 @@
-// The one atomic writer (STYLE habit 12). OpenSM re-reads partitions.conf on
+// The one atomic writer. OpenSM re-reads partitions.conf on
 // every heavy sweep, so a reader must only ever see the old or the new file,
-// never a half-written one (FABRIC.md).
+// never a half-written one (docs/opensm-behaviour.md "Who reads partitions.conf, and atomic
+// replacement").
 #pragma once
 
 #include <sys/types.h>

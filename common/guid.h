@@ -15,7 +15,8 @@ using Guid = std::uint64_t;
 std::string FormatGuid(Guid guid);
 
 // Accepts "0x" followed by 1..16 hex digits (either case). A bare number is
-// refused on purpose: OpenSM reads a leading 0 as octal (FABRIC.md).
+// refused on purpose: OpenSM reads a leading 0 as octal (docs/opensm-behaviour.md "partitions.conf
+// grammar").
 std::optional<Guid> ParseGuid(std::string_view text);
 
 }  // namespace smsupd

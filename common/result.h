@@ -1,4 +1,4 @@
-// Expected failures as values (STYLE habit 5): a MAD timeout, a child exit, a
+// Expected failures as values: a MAD timeout, a child exit, a
 // bad request or a bad YAML file is returned, never thrown through the event loop.
 #pragma once
 

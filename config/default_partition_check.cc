@@ -1,7 +1,8 @@
 // A warning for a default partition (0x7fff) that leaves the SM's own port a
 // limited member: limited members cannot talk to each other, so SA queries
 // from every other limited port would fail. OpenSM's base makes the SM port
-// full, but an ALL / ALL_CAS line at limited names it too (FABRIC.md).
+// full, but an ALL / ALL_CAS line at limited names it too (docs/opensm-behaviour.md "The default
+// partition base").
 #include "config/partition_members.h"
 #include "config/validator_internal.h"
 

@@ -1,5 +1,5 @@
 // One finding of the validator, in the form every front end prints
-// (STYLE habit 7): file, line, column, the YAML path, what is wrong and what
+//: file, line, column, the YAML path, what is wrong and what
 // would be valid.
 #pragma once
 

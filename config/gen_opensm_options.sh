@@ -3,7 +3,8 @@
 # default values `opensm -c` writes) and OpenSM's option table opt_config[]
 # in osm_subnet.c (parse function -> value kind, can_update -> changeable at
 # runtime). Usage: gen_opensm_options.sh OSM_SUBNET_C > opensm_options_table.cc
-# e.g. git -C /work/.mirror/linux-rdma+opensm/repo show 3.3.23:opensm/osm_subnet.c > /tmp/s.c
+# e.g. from a clone of github.com/linux-rdma/opensm:
+#   git show 3.3.23:opensm/osm_subnet.c > osm_subnet.c
 set -euo pipefail
 src=${1:?path to osm_subnet.c of the installed OpenSM version}
 tmp=$(mktemp -d)

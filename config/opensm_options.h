@@ -1,4 +1,4 @@
-// The one place that knows OpenSM's option table (STYLE habit 12). Built from
+// The one place that knows OpenSM's option table. Built from
 // OpenSM 3.3.23: the names, defaults and value kinds `opensm -c` writes, and
 // the `can_update` column of opt_config[] in osm_subnet.c (options re-read
 // on every heavy sweep, i.e. after SIGHUP).

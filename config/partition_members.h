@@ -1,9 +1,8 @@
-// The product rule for partition members (FABRIC.md), in one place: within a
-// partition the most specific selector that picks a port decides its
-// membership (guid / host / SELF > group > ALL_CAS / ALL_SWITCHES /
-// ALL_ROUTERS > ALL); between selectors of the same rank the stronger
-// membership wins (both > full > limited). The order of the YAML list never
-// matters. Used by the validator (P_Key counts), the renderer and
+// The product rule for partition members (docs/opensm-behaviour.md "Member order and the product
+// rule"), in one place: within a partition the most specific selector that picks a port decides its
+// membership (guid / host / SELF > group > ALL_CAS / ALL_SWITCHES / ALL_ROUTERS > ALL); between
+// selectors of the same rank the stronger membership wins (both > full > limited). The order of the
+// YAML list never matters. Used by the validator (P_Key counts), the renderer and
 // ExpectedPKeyTables().
 #pragma once
 

@@ -1,6 +1,7 @@
 // What OpenSM will program into each end port's P_Key table for a Config,
-// computed from the product rule (FABRIC.md) rather than from the rendered
-// lines, so that conformance tests compare two independent derivations.
+// computed from the product rule (docs/opensm-behaviour.md "Member order and the product rule")
+// rather than from the rendered lines, so that conformance tests compare two independent
+// derivations.
 //
 // OpenSM's model (osm_prtn.c, osm_prtn_config.c, 3.3.23):
 // - before reading partitions.conf every port is a limited member of 0x7fff

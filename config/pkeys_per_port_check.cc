@@ -1,8 +1,8 @@
 // limits.pkeys_per_port: a port in more P_Keys than its HCA's table holds
-// silently loses the ones OpenSM applies last (FABRIC.md). Counted on the
-// resolved membership: every P_Key a port ends up in, `both` taking two
-// entries, the default partition always included (OpenSM's base puts every
-// port in 0x7fff). Ports named nowhere are assumed to be CA ports.
+// silently loses the ones OpenSM applies last (docs/opensm-behaviour.md "P_Key table capacity").
+// Counted on the resolved membership: every P_Key a port ends up in, `both` taking two entries, the
+// default partition always included (OpenSM's base puts every port in 0x7fff). Ports named nowhere
+// are assumed to be CA ports.
 #include <algorithm>
 #include <unordered_map>
 

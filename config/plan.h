@@ -1,4 +1,4 @@
-// The plan of a config change (issue 6 "Plan"): what applying `after` over
+// The plan of a config change (docs/plan.md): what applying `after` over
 // `before` would do to the fabric and to OpenSM, computed without touching
 // either. `smctl plan` prints it; reload and rollback record its summary.
 //

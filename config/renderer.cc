@@ -12,8 +12,8 @@ namespace {
 
 // OpenSM's own fallback detection for when smsupd itself is down: a standby
 // OpenSM takes over after (N+1)*T..(N+2)*T of silence, 10-12 s here instead
-// of 50-60 s with OpenSM's defaults (FABRIC.md). smsupd normally decides much
-// sooner through its own SMInfo polling.
+// of 50-60 s with OpenSM's defaults (docs/opensm-behaviour.md "OpenSM's own failover timing").
+// smsupd normally decides much sooner through its own SMInfo polling.
 constexpr const char* kSmInfoPollingTimeoutMs = "2000";
 constexpr const char* kPollingRetryNumber = "4";
 
@@ -54,8 +54,8 @@ void AppendOption(std::string& text, std::string_view name, std::string_view val
 
 // The whole option list, not only what differs from OpenSM's defaults:
 // OpenSM re-reads changeable options on SIGHUP but a line that disappears
-// keeps its old value (FABRIC.md), so removing a YAML option must write the
-// default back explicitly.
+// keeps its old value (docs/opensm-behaviour.md "opensm.conf: runtime-changeable and startup-only
+// options"), so removing a YAML option must write the default back explicitly.
 std::string RenderOpenSmConf(const Config& config, const RenderInputs& inputs,
                              const std::string& hash) {
   std::map<std::string, std::string> values = OpenSmOptionValues(config, inputs);

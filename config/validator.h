@@ -1,4 +1,4 @@
-// The one validator (STYLE habit 12): `smsupd --check`, `smctl validate`,
+// The one validator: `smsupd --check`, `smctl validate`,
 // `smctl render` and the daemon's start and reload all come through here.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Time behind an interface (STYLE habit 1): the restart back-off and the
+// Time behind an interface: the restart back-off and the
 // crash-loop window are decided from Clock::Now(), so tests pass time in.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The service manager's notify channel behind an interface (STYLE habit 1).
+// The service manager's notify channel behind an interface.
 // The contract follows systemd's own daemons: READY=1 only when really ready,
 // RELOADING=1 while a reload runs, STOPPING=1 on every exit path, WATCHDOG=1
 // from the event loop itself so that a hung loop is caught.

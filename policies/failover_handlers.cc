@@ -57,8 +57,8 @@ bool FailoverPolicy::OnOpenSmStarted() {
 }
 
 // The local child died. If it was MASTER, the best STANDBY gets a HANDOVER
-// now instead of noticing after its own polling (FABRIC.md: 0.74-0.84 s
-// against 50-60 s). Then restart as a standby under whoever is master.
+// now instead of noticing after its own polling (docs/opensm-behaviour.md "OpenSM's own failover
+// timing": 0.74-0.84 s against 50-60 s). Then restart as a standby under whoever is master.
 bool FailoverPolicy::OnOpenSmExited() {
   exit_pending_ = false;
   const std::string info = observation_->opensm.exit_info;

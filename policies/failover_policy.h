@@ -1,7 +1,7 @@
 // The master/standby failover policy: a pure state machine. The daemon calls
 // Decide(observation, now) after every poll result, child exit or command and
 // executes the returned actions in order. No I/O, no threads, no sleeping:
-// time only enters through `now` (STYLE habit 2).
+// time only enters through `now`.
 //
 //                  STARTUP_READY / OPENSM_STARTED (adopt)
 //   STARTING ----------------------------------------------> NOTACTIVE
@@ -48,7 +48,9 @@
 // - Only the best-ranked STANDBY acts at once; the others wait
 //   defer_to_better_candidate, so two standbys never both take over.
 // - A STANDBY never ranks above the master; raising a priority happens only on
-//   the node that is already MASTER (FABRIC.md: the paths seen to be safe).
+//   the node that is already MASTER (the paths seen to be safe:
+//   docs/opensm-behaviour.md "Controlled failover: safe and unsafe priority
+//   changes").
 #pragma once
 
 #include <optional>

@@ -2,7 +2,7 @@
 // OpenSM, the local port, the watched master and the SMs the SA lists, plus
 // the operator's command if one arrived. The daemon fills it from its MAD
 // thread and child watcher; the policy never reads the fabric itself
-// (STYLE habit 2: decide(observation, now) -> actions).
+// (decide(observation, now) -> actions).
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // Which sm_priority each SM runs at, so that OpenSM's own election always
-// picks the SM smsupd considers master (issue 5: both views identical at all
+// picks the SM smsupd considers master (both views identical at all
 // times). OpenSM's order (osm_sm.h osm_sm_is_greater_than, IBA 14.4.1.2):
 // higher priority wins, equal priority -> lower port GUID wins. Mastership is
 // pre-emptive: OpenSM hands over to any higher-ranked SM it discovers.
@@ -13,11 +13,13 @@
 //                                the claim and yields
 //   yielding MASTER              kYieldPriority (0): its next heavy sweep finds
 //                                a higher SM and hands over (the path seen to
-//                                complete, FABRIC.md "lower only the master")
+//                                complete)
 // and a STANDBY never ranks above the current master: its priority is clamped
 // to the highest value that still ranks below it (a standby that outranks the
-// master makes OpenSM pre-empt through trap 144, the path FABRIC.md saw fail),
+// master makes OpenSM pre-empt through trap 144, the path seen to fail),
 // except under a master at the yield priority: that one is handing over.
+// Both paths: docs/opensm-behaviour.md "Controlled failover: safe and unsafe
+// priority changes".
 // Priority 0 is therefore reserved for a yielding master.
 // Raising a priority is only ever done on the node that is already MASTER.
 #pragma once
@@ -57,8 +59,9 @@ int StandbyPriority(const PolicyConfig& config, bool claiming,
                     const std::optional<SmEntry>& master);
 
 // Priority for the first start (or a restart) of the local OpenSM: join as a
-// standby under an existing master (FABRIC.md: a 15 started under a MASTER 5
-// left the subnet without master), else the role's own priority.
+// standby under an existing master (docs/opensm-behaviour.md "Start-up races: dual master and no
+// master": a 15 started under a MASTER 5 left the subnet without master), else the role's own
+// priority.
 int StartPriority(const PolicyConfig& config, const std::optional<SmEntry>& master);
 
 }  // namespace smsupd::policy

@@ -155,11 +155,11 @@ class Fabric {
   // OpenSM accepts it only from a MASTER (the payload's state is always
   // sent as MASTER) and, if the target is STANDBY, becomes MASTER at once.
   //
-  // RULE (FABRIC.md): never send an SMInfo Set with GUID 0. A standby told
-  // GUID 0 polls GUID 0 for ever and never takes over. `local.guid` must be
-  // the real port GUID of an SM; CheckSmInfoPayload() refuses 0, and every
-  // implementation returns that error without sending anything. A target
-  // LID of 0 (ourselves) is refused the same way.
+  // RULE (docs/opensm-behaviour.md "SMInfo Set: HANDOVER and the GUID-0 trap"): never send an
+  // SMInfo Set with GUID 0. A standby told GUID 0 polls GUID 0 for ever and never takes over.
+  // `local.guid` must be the real port GUID of an SM; CheckSmInfoPayload() refuses 0, and every
+  // implementation returns that error without sending anything. A target LID of 0 (ourselves) is
+  // refused the same way.
   virtual Status SendHandover(uint16_t target_lid, const SmInfo& local) = 0;
 
   // Clears the IsSM capability bit an SM that died left on the local port,

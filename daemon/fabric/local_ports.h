@@ -14,7 +14,8 @@
 namespace smsupd {
 
 // Every port of every local CA whose link layer is InfiniBand (RDMA over
-// Ethernet ports are left out: OpenSM must never bind one, FABRIC.md).
+// Ethernet ports are left out: OpenSM must never bind one, docs/opensm-behaviour.md "The guid
+// option").
 Result<std::vector<LocalPort>> ListLocalPorts();
 
 // The port to use: the one whose GUID is `wanted` (any state). Without

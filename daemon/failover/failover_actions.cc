@@ -47,7 +47,8 @@ void FailoverController::Execute(const policy::Action& action) {
 }
 
 // SubnSet(SMInfo HANDOVER) carrying the local SM's SMInfo (its real port
-// GUID, never 0: FABRIC.md) to `lid`; to the local LID it is a take-over.
+// GUID, never 0: docs/opensm-behaviour.md "SMInfo Set: HANDOVER and the GUID-0 trap") to `lid`; to
+// the local LID it is a take-over.
 void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::string& why) {
   if (lid == 0) {
     Report("HANDOVER_NOT_SENT", "no LID for " + FormatGuid(guid) + ": " + why);

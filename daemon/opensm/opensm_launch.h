@@ -19,7 +19,8 @@ struct OpenSmLaunchSpec {
   Guid port_guid = 0;
 
   // OpenSM keeps guid2lid and friends in $OSM_CACHE_DIR and temporary files in
-  // $OSM_TMP_DIR; two OpenSMs on one machine must not share them (FABRIC.md).
+  // $OSM_TMP_DIR; two OpenSMs on one machine must not share them (docs/opensm-behaviour.md
+  // "OSM_TMP_DIR and OSM_CACHE_DIR").
   std::string CacheDir() const { return state_dir + "/opensm-cache"; }
   std::string TmpDir() const { return state_dir + "/opensm-tmp"; }
   std::string PidFilePath() const { return state_dir + "/opensm.pid"; }

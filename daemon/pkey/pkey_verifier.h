@@ -13,9 +13,9 @@
 // reach: picked evenly over the port GUID order, deterministic, with at
 // least one switch port 0 when the fabric has switches.
 //
-// OpenSM's fallback (FABRIC.md: any partitions.conf error puts every port
-// in 0x7fff as a full member and drops every other partition) is reported
-// as `default_fallback`, apart from ordinary mismatches.
+// OpenSM's fallback (docs/opensm-behaviour.md "partitions.conf errors: fallback to the default
+// partition": any partitions.conf error puts every port in 0x7fff as a full member and drops every
+// other partition) is reported as `default_fallback`, apart from ordinary mismatches.
 #pragma once
 
 #include <chrono>

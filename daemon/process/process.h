@@ -1,4 +1,4 @@
-// Child processes behind an interface (STYLE habit 1): spawn, signal and
+// Child processes behind an interface: spawn, signal and
 // watch OpenSM. The real launcher forks and watches through a pidfd on the
 // Asio loop; tests may substitute their own.
 #pragma once

@@ -140,7 +140,8 @@ void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {
 
 // SIGHUP = heavy sweep with the new priority (osm_state_mgr.c do_sweep): a
 // MASTER hands over to a higher-ranked SM; a STANDBY that now outranks the
-// master is the path FABRIC.md saw fail, recorded as such.
+// master is the path seen to fail (docs/opensm-behaviour.md "Controlled failover: safe and unsafe
+// priority changes"), recorded as such.
 void FabricWorld::SetPriority(SimNode& n, int priority) {
   n.priority = priority;
   if (!Answers(n)) return;
@@ -183,8 +184,8 @@ void FabricWorld::StartOpenSm(SimNode& n, int priority) {
 }
 
 // OpenSMs started in the same step: finding a MASTER they join as STANDBY,
-// but a higher-ranked newcomer leaves both STANDBY (no master: FABRIC.md);
-// finding none, each becomes MASTER (two at once: dual master).
+// but a higher-ranked newcomer leaves both STANDBY (no master: docs/opensm-behaviour.md "Start-up
+// races: dual master and no master"); finding none, each becomes MASTER (two at once: dual master).
 void FabricWorld::Settle() {
   std::vector<SimNode*> masters;
   for (auto& o : nodes_)

@@ -1,8 +1,8 @@
 // A small model of a subnet for scenario tests: N management nodes, each with
-// an OpenSM that follows OpenSM's election rules (and the races FABRIC.md
-// measured), and each with a FailoverPolicy fed observations built from the
-// model. One Step() is one master-poll interval. The model is idealised: every
-// OpenSM reaction happens within the step that caused it.
+// an OpenSM that follows OpenSM's election rules (and the races measured in
+// docs/opensm-behaviour.md "Start-up races: dual master and no master"), and each with a FailoverPolicy fed
+// observations built from the model. One Step() is one master-poll interval. The model is
+// idealised: every OpenSM reaction happens within the step that caused it.
 #pragma once
 
 #include <map>
@@ -77,7 +77,8 @@ class FabricWorld {
   void RestartSmsupd(const std::string& name);  // new policy, OpenSM kept
   void Command(const std::string& name, OperatorCommand command);
   // Starts OpenSM on two nodes in the same step at their role priority,
-  // without smsupd: FABRIC.md's "both entered MASTER" race.
+  // without smsupd: the "both entered MASTER" race (docs/opensm-behaviour.md "Start-up races: dual
+  // master and no master").
   void StartRacing(const std::string& a, const std::string& b);
   // Starts OpenSM on `name` by hand (no smsupd involved) at `priority`.
   void StartRaw(const std::string& name, int priority);

@@ -2,7 +2,8 @@
 // fail / return / fail again under both policies, busy masters, races,
 // operator commands. After every step the SM the fabric has as MASTER must be
 // the one OpenSM's own election would keep (the plan and OpenSM agree), and no
-// step may use the raise-a-standby path FABRIC.md saw fail.
+// step may use the raise-a-standby path seen to fail (docs/opensm-behaviour.md "Controlled
+// failover: safe and unsafe priority changes").
 #include <gtest/gtest.h>
 
 #include "tests/policies/scenario_steps.h"
@@ -211,7 +212,8 @@ TEST_P(ScenarioTest, DualMasterRaceIsEnded) {
   FabricWorld w(Sweep(), Sa());
   w.AddNode("m", kM, Role::kMaster, true);
   w.AddNode("s", kS, Role::kStandby, true);
-  w.StartRacing("m", "s");  // FABRIC.md: both entered MASTER
+  // Both entered MASTER: docs/opensm-behaviour.md "Start-up races: dual master and no master".
+  w.StartRacing("m", "s");
   ASSERT_EQ(w.Masters().size(), 2u);
   const int steps = StepsUntil(w, [&] { return w.MasterName() == "m"; }, 60);
   ASSERT_GE(steps, 0);
@@ -226,7 +228,8 @@ TEST_P(ScenarioTest, NoMasterRaceIsEnded) {
   w.AddNode("s", kS, Role::kStandby, true).smsupd_up = false;
   w.StartRaw("s", 5);
   w.Step();
-  w.StartRaw("m", 15);  // FABRIC.md: both end STANDBY
+  // Both end STANDBY: docs/opensm-behaviour.md "Start-up races: dual master and no master".
+  w.StartRaw("m", 15);
   ASSERT_TRUE(w.MasterName().empty());
   w.NodeUp("m");
   w.NodeUp("s");

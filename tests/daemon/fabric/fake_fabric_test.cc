@@ -1,5 +1,6 @@
 // The fake's model is what other engineers' unit tests rely on: keep it
-// honest against FABRIC.md.
+// honest against docs/opensm-behaviour.md ("SMInfo Get: ActCount and SM_Key", "SMInfo Set: HANDOVER
+// and the GUID-0 trap").
 #include "tests/daemon/fabric/fake_fabric.h"
 
 #include <gtest/gtest.h>

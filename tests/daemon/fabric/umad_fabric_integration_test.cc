@@ -37,8 +37,8 @@ constexpr char kProbeNode[] = "H2_1";
 class UmadFabricIntegrationTest : public FabricTest {
  protected:
   // The master's OpenSM (15) starts first and the standby's (5) once the
-  // master is MASTER, as the daemon will run them (FABRIC.md: the reverse
-  // order leaves a new master that never finishes its sweep).
+  // master is MASTER, as the daemon will run them (docs/opensm-behaviour.md "Start-up races: dual
+  // master and no master": the reverse order leaves a new master that never finishes its sweep).
   void StartTwoSms() {
     FabricOptions options;
     options.name = std::string("f-") + ::testing::UnitTest::GetInstance()->current_test_info()->name();

@@ -78,7 +78,8 @@ TEST_F(PKeyVerifierIntegrationTest, RenderedConfigVerifiesThenCorruptFileIsTheDe
               run.value("discover_us", 0L), run.value("verify_us", 0L));
 
   // A definition without its ';' and a stray token: a parse error, so
-  // OpenSM drops every partition (FABRIC.md).
+  // OpenSM drops every partition (docs/opensm-behaviour.md "partitions.conf errors: fallback to the
+  // default partition").
   ASSERT_NO_FATAL_FAILURE(CorruptPartitionsAndSighup("Default=0x7fff,ipoib : ALL=full\nstorage=0x0001 :: ,\n"));
   ASSERT_NO_FATAL_FAILURE(WaitForHeavySweep());
   Status fell_back = testbed::WaitFor(
