@@ -48,7 +48,9 @@ Result<std::vector<WalkedNode>> WalkFabric(MadQueries& mads, bool with_pkeys) {
     queue.pop_front();
     Result<NodeReading> node = mads.NodeInfo(at.target);
     if (!node) return node.error();
-    if (!seen.insert(node->node_guid).second) continue;
+    // A switch answers with its port 0 GUID whichever port a query enters
+    // by; a CA with the GUID of that port: each is reported once.
+    if (!seen.insert(node->port_guid).second) continue;
     WalkedNode walked;
     walked.node = *node;
     walked.route = at.target.text;

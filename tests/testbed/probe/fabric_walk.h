@@ -1,6 +1,7 @@
 // A directed-route walk of the whole subnet from the probe's port, the way
 // an SM discovers it: works before any LID is assigned and does not trust
-// the SA. Each node is reported once, with the port the walk entered it by.
+// the SA. Each switch is reported once (port 0), and each CA port reached
+// through a link once, entered by that port.
 #pragma once
 
 #include <string>
