@@ -10,6 +10,7 @@
 #include "config/opensm_options.h"
 #include "config/renderer.h"
 #include "config/validator.h"
+#include "tests/testbed/fabric_pkey_tables.h"
 #include "tests/testbed/wait_for.h"
 
 namespace smsupd::config::testing {
@@ -24,16 +25,6 @@ constexpr milliseconds kApplyDeadline(60000);
 constexpr milliseconds kSettleDeadline(3000);
 constexpr char kProbeNode[] = "H2";
 
-std::string EntriesText(const std::set<std::uint16_t>& entries) {
-  std::string text;
-  char buffer[8];
-  for (std::uint16_t entry : entries) {
-    std::snprintf(buffer, sizeof buffer, "%04x", entry);
-    text += (text.empty() ? "" : " ") + std::string(buffer);
-  }
-  return "{" + text + "}";
-}
-
 }  // namespace
 
 void ConformanceTest::StartTestFabric() {
@@ -43,17 +34,8 @@ void ConformanceTest::StartTestFabric() {
     topology.AddNode({node.name, node.is_switch ? testbed::NodeKind::kSwitch : testbed::NodeKind::kCa,
                       node.node_guid, node.is_switch ? testbed::kSwitchPorts : node.ports});
   for (const TestNode& node : nodes_) {
-    if (node.is_switch) {
-      targets_.push_back({node.node_guid, "dr:0,1", 0});
-      capacity_[node.node_guid] = 8;  // ibsim's switch PartitionCap
-      continue;
-    }
-    for (int port = 1; port <= node.ports; ++port) {
-      topology.AddLink({node.name, port, "sw1", ++switch_port});
-      std::string route = node.name == kProbeNode ? "dr:0" : "dr:0,1," + std::to_string(switch_port);
-      targets_.push_back({node.PortGuid(port), route, port});
-      capacity_[node.PortGuid(port)] = 64;  // ibsim's HCA PartitionCap
-    }
+    if (node.is_switch) continue;
+    for (int port = 1; port <= node.ports; ++port) topology.AddLink({node.name, port, "sw1", ++switch_port});
   }
   topology.SetManagementNodes("H1", "H3");
   testbed::FabricOptions options;
@@ -134,28 +116,9 @@ int ConformanceTest::SubnetUpCount() const {
 
 std::string ConformanceTest::CompareOnce() {
   if (SubnetUpCount() <= subnet_up_before_) return "OpenSM has not finished a heavy sweep since the change";
-  std::map<Guid, std::set<std::uint16_t>> expected =
-      ExpectedPKeyEntries(config_, TestFabricPorts(nodes_, sm_port()));
-  for (const PortTarget& target : targets_) {
-    Result<nlohmann::json> reply = probe().Call("pkeys " + target.route + " " + std::to_string(target.port),
-                                                milliseconds(5000));
-    if (!reply.ok()) return FormatGuid(target.guid) + ": " + reply.error().message;
-    std::vector<std::uint16_t> raw = reply->at("pkeys").get<std::vector<std::uint16_t>>();
-    std::set<std::uint16_t> actual(raw.begin(), raw.end());
-    const std::set<std::uint16_t>& want = expected[target.guid];
-    // A table the config fills to capacity (or beyond) is only checked to
-    // hold expected entries: OpenSM applies the first ones, and at exactly
-    // capacity it was seen to program one entry fewer on ibsim's 8-entry
-    // switch port 0.
-    bool truncated = static_cast<int>(want.size()) >= capacity_[target.guid];
-    bool ok = truncated ? std::includes(want.begin(), want.end(), actual.begin(), actual.end()) &&
-                              !actual.empty()
-                        : actual == want;
-    if (!ok)
-      return "port " + FormatGuid(target.guid) + " holds " + EntriesText(actual) + ", expected " +
-             EntriesText(want) + (truncated ? " (table full)" : "");
-  }
-  return "";
+  Result<testbed::FabricPKeyTables> tables = testbed::ReadFabricPKeyTables(probe());
+  if (!tables.ok()) return tables.error().message;
+  return testbed::DescribePKeyMismatches(*tables, ExpectedPKeyEntries(config_, TestFabricPorts(nodes_, sm_port())));
 }
 
 Status ConformanceTest::WaitForTables(milliseconds deadline) {

@@ -6,8 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,9 +32,9 @@ class ConformanceTest : public testbed::FabricTest {
   void Apply(const std::string& body);
 
   // Waits until OpenSM has finished a heavy sweep since Apply() and every
-  // end port's P_Key table is what ExpectedPKeyEntries() says for config_
-  // (a table the config fills to capacity or beyond is only checked to hold
-  // expected entries).
+  // end port's P_Key table, as the test bed reads it, is what
+  // ExpectedPKeyEntries() says for config_ (a table the config fills to
+  // capacity or beyond is only checked to hold expected entries).
   // With `allow_extra_sweep`, a mismatch that remains after OpenSM's sweep
   // gets one more heavy sweep (SIGHUP) before it fails, counted in
   // extra_sweeps(): OpenSM 3.3.23 sometimes leaves a port that changes from
@@ -52,11 +50,6 @@ class ConformanceTest : public testbed::FabricTest {
   Guid sm_port() const { return nodes_[1].PortGuid(1); }
 
  private:
-  struct PortTarget {
-    Guid guid;
-    std::string route;  // directed route from the probe on H2
-    int port;
-  };
   void StartOpenSm();
   // Waits for a "SUBNET UP" after subnet_up_before_.
   void WaitForHeavySweep();
@@ -68,8 +61,6 @@ class ConformanceTest : public testbed::FabricTest {
   int SubnetUpCount() const;
 
   std::vector<TestNode> nodes_ = TestFabricNodes();
-  std::vector<PortTarget> targets_;
-  std::map<Guid, int> capacity_;
   std::string opensm_dir_;
   testbed::NodeProcess* opensm_ = nullptr;
   Config config_;
