@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "tests/daemon/control/control_test_support.h"
+#include "tests/testbed/temporary_group.h"
 
 namespace smsupd::control {
 namespace {
@@ -105,14 +106,18 @@ int RunChild(const std::string& path, uid_t uid, gid_t gid, gid_t supplementary)
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Runs as root (CI does): it switches the child's uid, and makes its own
+// control group.
 TEST(PeerCredentialsTest, RealNonRootClientsGetTheirAccessLevel) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch the child's uid";
-  const char* kGroup = "nogroup";
-  auto group = LookupGroup(kGroup);
-  if (!group) GTEST_SKIP() << "no group " << kGroup;
+  ASSERT_EQ(geteuid(), 0u) << "runs as root, to switch the child's uid";
+  auto control_group = testbed::TemporaryGroup::Create("smsupd-pc");
+  ASSERT_TRUE(control_group.ok()) << control_group.error().message;
+  const std::string name = (*control_group)->name();
+  auto group = LookupGroup(name);
+  ASSERT_TRUE(group.has_value()) << "LookupGroup(" << name << ") found nothing";
   ControlServerOptions options;
-  options.group = kGroup;
-  options.authenticator = SystemPeerAuthenticator(kGroup);
+  options.group = name;
+  options.authenticator = SystemPeerAuthenticator(name);
   testing::RunningServer server(options);
   ASSERT_TRUE(server.start_status()) << server.start_status().message();
   ASSERT_EQ(chmod(server.directory().c_str(), 0755), 0);  // let the child reach the socket
