@@ -12,13 +12,6 @@ using nlohmann::json;
 
 constexpr int kPortActive = 4;
 constexpr milliseconds kProbeInterval(20);
-constexpr milliseconds kStatusInterval(100);
-
-std::string LocalState(const json& status) {
-  auto local = status.find("local_sm");
-  if (local == status.end() || !local->is_object()) return "";
-  return local->value("state", std::string());
-}
 
 }  // namespace
 
@@ -36,14 +29,10 @@ void FailoverBed::StopAll() {
 }
 
 Status FailoverBed::StartNode(int index, SmStateValue expected) {
-  SmsupdNodeSpec spec;
-  spec.node = names_[index];
-  spec.role = index == 0 ? "master" : "standby";
-  spec.preempt = options_.preempt;
-  spec.hold_time_s = options_.hold_time_s;
-  spec.hosts = names_;
-  spec.extra_sm_yaml = options_.extra_sm_yaml;
-  Result<std::unique_ptr<SmsupdNode>> node = SmsupdNode::Create(fabric_, spec);
+  SmsupdConfig config = SmNodesConfig(fabric_.topology(), names_[index], index == 0 ? "master" : "standby", names_);
+  config.preempt = options_.preempt;
+  config.hold_time_s = options_.hold_time_s;
+  Result<std::unique_ptr<ManagementNode>> node = ManagementNode::Create(fabric_, std::move(config));
   if (!node) return Error{node.error().message};
   nodes_.push_back(std::move(*node));
   if (Status s = nodes_.back()->Start(); !s) return s;
@@ -80,7 +69,7 @@ Status FailoverBed::WaitForSteadyState(const std::string& master, const std::str
   return WaitForListedSm(master, standby, "STANDBY", deadline);
 }
 
-SmsupdNode& FailoverBed::Node(const std::string& name) { return name == names_[0] ? master() : standby(); }
+ManagementNode& FailoverBed::Node(const std::string& name) { return name == names_[0] ? master() : standby(); }
 
 uint16_t FailoverBed::LidOf(const std::string& node) const {
   for (size_t i = 0; i < names_.size() && i < lids_.size(); ++i)
@@ -124,18 +113,7 @@ Status FailoverBed::WaitForProbeState(const std::string& node, SmStateValue stat
 }
 
 Status FailoverBed::WaitForSmsupdState(const std::string& node, const std::string& state, milliseconds deadline) {
-  Status s = WaitFor(
-      "smsupd on " + node + " to report its SM " + state,
-      [&](std::string& why) {
-        Result<json> status = Node(node).StatusJson();
-        if (!status) {
-          why = status.error().message;
-          return false;
-        }
-        why = status->dump();
-        return LocalState(*status) == state;
-      },
-      deadline, kStatusInterval);
+  Status s = Node(node).WaitForSmState(state, deadline);
   if (!s) return Error{s.message() + "\n" + Diagnostics()};
   return s;
 }
@@ -143,22 +121,15 @@ Status FailoverBed::WaitForSmsupdState(const std::string& node, const std::strin
 Status FailoverBed::WaitForListedSm(const std::string& node, const std::string& sm, const std::string& state,
                                     milliseconds deadline) {
   const std::string guid = FormatGuid(Node(sm).port_guid());
-  Status s = WaitFor(
-      "smsupd on " + node + " to list " + sm + " as " + state,
-      [&](std::string& why) {
-        Result<json> status = Node(node).StatusJson();
-        if (!status) {
-          why = status.error().message;
-          return false;
-        }
-        why = status->value("sms", json::array()).dump();
-        for (const json& listed : status->value("sms", json::array()))
+  Result<json> status = Node(node).WaitForStatus(
+      [&](const json& s) {
+        for (const json& listed : s.value("sms", json::array()))
           if (listed.value("guid", std::string()) == guid && listed.value("state", std::string()) == state) return true;
         return false;
       },
-      deadline, kStatusInterval);
-  if (!s) return Error{s.message() + "\n" + Diagnostics()};
-  return s;
+      "smsupd on " + node + " to list " + sm + " as " + state, deadline);
+  if (!status) return Error{status.error().message + "\n" + Diagnostics()};
+  return Status::Ok();
 }
 
 Status FailoverBed::Hold(const std::string& what, const std::function<bool(std::string& why)>& condition,

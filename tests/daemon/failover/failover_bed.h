@@ -18,8 +18,8 @@
 
 #include "common/result.h"
 #include "tests/daemon/failover/master_monitor.h"
-#include "tests/daemon/failover/smsupd_node.h"
 #include "tests/testbed/fabric_probe.h"
+#include "tests/testbed/management_node.h"
 #include "tests/testbed/simulated_fabric.h"
 
 namespace smsupd::testbed {
@@ -27,7 +27,6 @@ namespace smsupd::testbed {
 struct FailoverBedOptions {
   bool preempt = true;
   int hold_time_s = 2;
-  std::string extra_sm_yaml;  // more lines under sm: in both YAML files
   bool monitor = true;        // run a MasterMonitor from the first election on
   bool start_standby = true;  // false: only the role master runs (no redundancy)
   std::chrono::milliseconds setup_deadline{60000};
@@ -45,9 +44,9 @@ class FailoverBed {
   // Stops the monitor, then kills both smsupds and their OpenSMs.
   void StopAll();
 
-  SmsupdNode& master() { return *nodes_[0]; }    // role master (H1_1)
-  SmsupdNode& standby() { return *nodes_[1]; }   // role standby (H1_2)
-  SmsupdNode& Node(const std::string& name);
+  ManagementNode& master() { return *nodes_[0]; }    // role master (H1_1)
+  ManagementNode& standby() { return *nodes_[1]; }   // role standby (H1_2)
+  ManagementNode& Node(const std::string& name);
   const std::string& master_name() const { return names_[0]; }
   const std::string& standby_name() const { return names_[1]; }
   uint16_t LidOf(const std::string& node) const;
@@ -93,7 +92,7 @@ class FailoverBed {
   SimulatedFabric& fabric_;
   FailoverBedOptions options_;
   std::vector<std::string> names_;
-  std::vector<std::unique_ptr<SmsupdNode>> nodes_;
+  std::vector<std::unique_ptr<ManagementNode>> nodes_;
   std::vector<uint16_t> lids_;
   std::unique_ptr<MasterMonitor> monitor_;
 };

@@ -1,7 +1,7 @@
 // failover-bench: failover times on a generated fat tree, side by side in
 // one run (bench/failover_bench.sh). For each row it runs N trials, each on
 // a fresh fabric, and prints one line per trial, then a table with the
-// median and max per row and the targets:
+// median and max per row and the targets smsupd must meet:
 //   (a) kill -9 of the master OpenSM   far HCA sees a MASTER   smsupd < 1.5 s median
 //   (b) loss of the master node        far HCA sees a MASTER   smsupd < 2 s median
 //   (c) smctl failover --wait          returns; far HCA sees   < 1.5 s

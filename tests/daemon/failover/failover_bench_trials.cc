@@ -73,7 +73,7 @@ Result<long> WaitFarSeesNewMaster(FabricProbe& probe, uint16_t old_lid, Clock::t
 
 // The first event on `node` at or after `fault` that reports the loss of
 // the master `old_guid`: MASTER_LOST, or the master changing away from it.
-void FindLossEvent(SmsupdNode& node, Guid old_guid, SystemClock::time_point fault, TrialResult& result) {
+void FindLossEvent(ManagementNode& node, Guid old_guid, SystemClock::time_point fault, TrialResult& result) {
   (void)WaitFor("the standby's events to show the master loss", [&] {
     Result<std::vector<json>> events = node.Events();
     if (!events) return false;
@@ -134,7 +134,7 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
 // (c): smctl failover --wait runs on its own thread while this one watches
 // the far HCA; both are timed from the moment smctl starts.
 Status CommandFault(FailoverBed& bed, Clock::time_point& t0, TrialResult& result, milliseconds deadline) {
-  CommandResult command;
+  SmctlResult command;
   t0 = Clock::now();
   std::thread smctl([&] { command = bed.master().Smctl({"failover", "--wait", "--timeout", "20"}); });
   Result<long> far = WaitFarSeesNewMaster(bed.probe(), bed.LidOf(bed.master_name()), t0, deadline);

@@ -36,7 +36,7 @@ class FailoverCommandTest : public FailoverTest {
   void Failover(const std::string& node, const std::vector<std::string>& args, const std::string& expected) {
     std::vector<std::string> argv = {"--json", "failover", "--wait", "--timeout", "20"};
     argv.insert(argv.end(), args.begin(), args.end());
-    CommandResult r = bed().Node(node).Smctl(argv);
+    SmctlResult r = bed().Node(node).Smctl(argv);
     ASSERT_EQ(r.exit_code, 0) << r.Describe() << "\n" << bed().Diagnostics();
     json reply = json::parse(r.out, nullptr, false);
     ASSERT_FALSE(reply.is_discarded()) << r.Describe();
@@ -61,7 +61,7 @@ class FailoverCommandTest : public FailoverTest {
   }
 
   // Exit 1, a reason mentioning one of `words`, and nothing changed.
-  void ExpectRefused(const CommandResult& r, const std::vector<std::string>& words) {
+  void ExpectRefused(const SmctlResult& r, const std::vector<std::string>& words) {
     EXPECT_EQ(r.exit_code, 1) << r.Describe();
     std::string text = Lower(r.err + r.out);
     EXPECT_TRUE(std::any_of(words.begin(), words.end(), [&](const std::string& w) {
@@ -98,7 +98,7 @@ TEST_F(FailoverCommandTest, RefusedWithoutAStandby) {
   FailoverBedOptions options;
   options.start_standby = false;
   ASSERT_NO_FATAL_FAILURE(StartPair(options));
-  CommandResult r = master().Smctl({"failover", "--wait", "--timeout", "20"});
+  SmctlResult r = master().Smctl({"failover", "--wait", "--timeout", "20"});
   ExpectRefused(r, {"standby"});
 }
 
@@ -109,8 +109,8 @@ TEST_F(FailoverCommandTest, RefusedForAGuidThatIsNoSmOfThisSubnet) {
   const std::string nobody = "0x00000000deadbeef";
   for (const std::string& target : {far_hca, nobody}) {
     SCOPED_TRACE("--to " + target);
-    for (SmsupdNode* node : {&master(), &standby()}) {
-      CommandResult r = node->Smctl({"failover", "--to", target, "--wait", "--timeout", "20"});
+    for (ManagementNode* node : {&master(), &standby()}) {
+      SmctlResult r = node->Smctl({"failover", "--to", target, "--wait", "--timeout", "20"});
       ExpectRefused(r, {target, "not an sm", "unknown", "no sm"});
     }
   }

@@ -8,8 +8,7 @@
 namespace smsupd::testbed {
 
 void FailoverTest::SetUp() {
-  CommandResult help = RunCommand({SMSUPD_SMCTL_PATH, "failover", "--help"}, std::chrono::milliseconds(10000),
-                                  ::testing::TempDir());
+  SmctlResult help = RunSmctl({"failover", "--help"}, std::chrono::milliseconds(10000), ::testing::TempDir());
   if (help.exit_code != 0) GTEST_SKIP() << "this smctl has no `failover` command yet: " << help.Describe();
 }
 

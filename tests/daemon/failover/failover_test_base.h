@@ -36,8 +36,8 @@ class FailoverTest : public FabricTest {
   void TearDown() override;
 
   FailoverBed& bed() { return *bed_; }
-  SmsupdNode& master() { return bed_->master(); }
-  SmsupdNode& standby() { return bed_->standby(); }
+  ManagementNode& master() { return bed_->master(); }
+  ManagementNode& standby() { return bed_->standby(); }
   const std::string& master_name() { return bed_->master_name(); }
   const std::string& standby_name() { return bed_->standby_name(); }
 

@@ -14,9 +14,9 @@ void PKeyApplyTest::SetUp() {
   ASSERT_TRUE(StartFabric(*topology));
   StartNode(fabric().topology().management_nodes()[0], "master", "MASTER");
   ASSERT_FALSE(HasFailure());
-  // Until the daemon implements issue 6's commands (answered "unsupported",
-  // or smctl does not know them yet) there is nothing to test.
-  SmctlResult history = master().Smctl("--json history");
+  // Until the daemon implements the generation commands (answered
+  // "unsupported", or smctl does not know them yet) there is nothing to test.
+  SmctlResult history = master().Smctl({"--json", "history"});
   json answer = history.Json();
   if (history.exit_code == 2 || (answer.is_object() && answer.value("result", 0) == 2))
     GTEST_SKIP() << "this smsupd/smctl does not implement `history` yet: " << history.Describe();
@@ -29,7 +29,7 @@ void PKeyApplyTest::TearDown() {
   FabricTest::TearDown();
 }
 
-void PKeyApplyTest::AddTenants(ConfigSpec& config) {
+void PKeyApplyTest::AddTenants(SmsupdConfig& config) {
   config.partitions.push_back({"tenant-a", 0x0010, true, std::nullopt,
                                {HostMember("H1_3", "full"), HostMember("H1_4", "full"),
                                 HostMember("H2_1", "limited")}});
@@ -37,13 +37,15 @@ void PKeyApplyTest::AddTenants(ConfigSpec& config) {
       {"tenant-b", 0x0020, false, std::nullopt, {HostMember("H2_2", "full"), HostMember("H2_3", "full")}});
 }
 
-SmsupdNode* PKeyApplyTest::StartNode(const std::string& node, const std::string& role, const std::string& state) {
-  Result<std::unique_ptr<SmsupdNode>> created = SmsupdNode::Create(fabric(), node, role);
+ManagementNode* PKeyApplyTest::StartNode(const std::string& node, const std::string& role,
+                                         const std::string& state) {
+  SmsupdConfig config = EveryHcaConfig(fabric().topology(), node, role);
+  AddTenants(config);
+  Result<std::unique_ptr<ManagementNode>> created = ManagementNode::Create(fabric(), std::move(config));
   EXPECT_TRUE(created.ok()) << created.error().message;
   if (!created.ok()) return nullptr;
   nodes_.push_back(std::move(*created));
-  SmsupdNode& added = *nodes_.back();
-  AddTenants(added.config());
+  ManagementNode& added = *nodes_.back();
   Status started = added.Start();
   EXPECT_TRUE(started.ok()) << started.message();
   Status reached = added.WaitForSmState(state, kStartDeadline);
@@ -51,16 +53,16 @@ SmsupdNode* PKeyApplyTest::StartNode(const std::string& node, const std::string&
   return &added;
 }
 
-FabricTables PKeyApplyTest::Tables() {
-  Result<FabricTables> tables = ReadFabricTables(probe());
+FabricPKeyTables PKeyApplyTest::Tables() {
+  Result<FabricPKeyTables> tables = ReadFabricPKeyTables(probe());
   EXPECT_TRUE(tables.ok()) << tables.error().message;
-  return tables.ok() ? *tables : FabricTables{};
+  return tables.ok() ? *tables : FabricPKeyTables{};
 }
 
-std::string PKeyApplyTest::MismatchesWith(SmsupdNode& node) {
+std::string PKeyApplyTest::MismatchesWith(ManagementNode& node) {
   Result<config::Config> config = LoadConfig(node.config_path());
   if (!config) return config.error().message;
-  Result<FabricTables> tables = ReadFabricTables(probe());
+  Result<FabricPKeyTables> tables = ReadFabricPKeyTables(probe());
   if (!tables) return tables.error().message;
   return DescribeMismatches(*tables, *config, master().port_guid());
 }
@@ -76,16 +78,19 @@ void PKeyApplyTest::WaitForFabricToMatchMaster(milliseconds deadline) {
   ASSERT_TRUE(matched.ok()) << matched.message();
 }
 
-SmctlResult PKeyApplyTest::ApplyWithWait(SmsupdNode& node, const std::string& command) {
-  return node.Smctl("--json " + command + " --wait --timeout " + std::to_string(kWaitTimeoutS));
+SmctlResult PKeyApplyTest::ApplyWithWait(ManagementNode& node, const std::vector<std::string>& command) {
+  std::vector<std::string> args = {"--json"};
+  args.insert(args.end(), command.begin(), command.end());
+  args.insert(args.end(), {"--wait", "--timeout", std::to_string(kWaitTimeoutS)});
+  return node.Smctl(args, kWaitingSmctlDeadline);
 }
 
 json PKeyApplyTest::ApplyAndExpectVerified() {
   std::uint64_t before = Generation(master());
-  pid_t opensm = master().OpenSmPid();
-  EXPECT_GT(opensm, 0);
+  std::optional<pid_t> opensm = master().OpenSmPid();
+  EXPECT_TRUE(opensm.has_value()) << "no OpenSM runs for " << master().node();
   EXPECT_TRUE(master().WriteConfig().ok());
-  SmctlResult reply = ApplyWithWait(master(), "reload");
+  SmctlResult reply = ApplyWithWait(master(), {"reload"});
   EXPECT_EQ(reply.exit_code, 0) << reply.Describe();
   json args = reply.Arguments();
   EXPECT_TRUE(args.is_object()) << reply.Describe();
@@ -100,16 +105,16 @@ json PKeyApplyTest::ApplyAndExpectVerified() {
   return args;
 }
 
-std::uint64_t PKeyApplyTest::Generation(SmsupdNode& node) {
-  SmctlResult status = node.Smctl("--json status", std::chrono::seconds(20));
+std::uint64_t PKeyApplyTest::Generation(ManagementNode& node) {
+  SmctlResult status = node.Smctl({"--json", "status"});
   json parsed = status.Json();
   EXPECT_EQ(status.exit_code, 0) << status.Describe();
   if (!parsed.is_object() || !parsed.contains("config")) return 0;
   return parsed["config"].value("generation", 0ull);
 }
 
-json PKeyApplyTest::History(SmsupdNode& node) {
-  SmctlResult history = node.Smctl("--json history", std::chrono::seconds(20));
+json PKeyApplyTest::History(ManagementNode& node) {
+  SmctlResult history = node.Smctl({"--json", "history"});
   EXPECT_EQ(history.exit_code, 0) << history.Describe();
   json args = history.Arguments();
   EXPECT_TRUE(args.is_object() && args.contains("generations")) << history.Describe();
@@ -121,6 +126,11 @@ json PKeyApplyTest::HistoryEntry(const json& history, std::uint64_t number) {
   for (const json& entry : history.value("generations", json::array()))
     if (entry.is_object() && entry.value("generation", 0ull) == number) return entry;
   return json::object();
+}
+
+std::string Text(const json& value, const std::string& key) {
+  if (!value.is_object() || !value.contains(key) || value[key].is_null()) return "";
+  return value[key].is_string() ? value[key].get<std::string>() : value[key].dump();
 }
 
 }  // namespace smsupd::testbed::pkey

@@ -3,7 +3,7 @@
 // the first management node, a config naming every HCA by its node name, and
 // checks that read every end port's P_Key table with the test bed's probe.
 //
-// Base partitions (TenantConfig): Default (ALL limited, mgmt full),
+// Base partitions (EveryHcaConfig + AddTenants): Default (ALL limited, mgmt full),
 // tenant-a 0x0010 ipoib {H1_3 full, H1_4 full, H2_1 limited},
 // tenant-b 0x0020 {H2_2 full, H2_3 full}. The probe runs on H2_4.
 #pragma once
@@ -16,52 +16,59 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/daemon/pkey_apply/fabric_tables.h"
-#include "tests/daemon/pkey_apply/smsupd_node.h"
+#include "tests/daemon/pkey_apply/expected_tables.h"
+#include "tests/testbed/fabric_pkey_tables.h"
 #include "tests/testbed/fabric_test.h"
+#include "tests/testbed/management_node.h"
 
 namespace smsupd::testbed::pkey {
 
 inline constexpr std::chrono::milliseconds kStartDeadline(60000);
 // `--timeout` given to every `smctl reload/rollback --wait`, in seconds.
 inline constexpr int kWaitTimeoutS = 30;
+// How long smctl may take for such a command: the wait and a wide margin.
+inline constexpr std::chrono::milliseconds kWaitingSmctlDeadline(120000);
 
 class PKeyApplyTest : public FabricTest {
  protected:
   void SetUp() override;
   void TearDown() override;
 
-  // The tenant partitions on top of BaseConfig().
-  static void AddTenants(ConfigSpec& config);
+  // The tenant partitions on top of EveryHcaConfig().
+  static void AddTenants(SmsupdConfig& config);
 
   // Starts smsupd on `node` with `role` and the tenant config; waits until
   // it reports `state` (failures are recorded; nullptr when it could not
   // be created). The first one started is master().
-  SmsupdNode* StartNode(const std::string& node, const std::string& role, const std::string& state);
-  SmsupdNode& master() { return *nodes_.front(); }
+  ManagementNode* StartNode(const std::string& node, const std::string& role, const std::string& state);
+  ManagementNode& master() { return *nodes_.front(); }
 
   // Every end port's table, read by the probe (fails the test when it cannot).
-  FabricTables Tables();
+  FabricPKeyTables Tables();
   // "" when the fabric holds what `node`'s config file implies, with the
   // master's port as the SM port.
-  std::string MismatchesWith(SmsupdNode& node);
+  std::string MismatchesWith(ManagementNode& node);
   // Waits (deadline) until the fabric holds what master()'s config implies.
   void WaitForFabricToMatchMaster(std::chrono::milliseconds deadline);
 
-  // `smctl --json <command> --wait --timeout 30` on `node`.
-  SmctlResult ApplyWithWait(SmsupdNode& node, const std::string& command);
+  // `smctl --json <command...> --wait --timeout 30` on `node`.
+  SmctlResult ApplyWithWait(ManagementNode& node, const std::vector<std::string>& command);
   // Writes master()'s config, applies it with `smctl reload --wait` and
   // expects: exit 0, state "verified", generation + 1, every port of the
   // fabric as the config says (read once: verified means done), the same
   // OpenSM pid. Returns the reply's arguments.
   nlohmann::json ApplyAndExpectVerified();
 
-  std::uint64_t Generation(SmsupdNode& node);  // status config.generation
-  nlohmann::json History(SmsupdNode& node);    // `smctl --json history` arguments
+  std::uint64_t Generation(ManagementNode& node);  // status config.generation
+  nlohmann::json History(ManagementNode& node);    // `smctl --json history` arguments
   // The entry of `history` for generation `number` (empty when absent).
   static nlohmann::json HistoryEntry(const nlohmann::json& history, std::uint64_t number);
 
-  std::vector<std::unique_ptr<SmsupdNode>> nodes_;
+  std::vector<std::unique_ptr<ManagementNode>> nodes_;
 };
+
+// `json[key]` as text: "" when missing or null, strings as they are, other
+// values dumped. Never throws.
+std::string Text(const nlohmann::json& json, const std::string& key);
 
 }  // namespace smsupd::testbed::pkey

@@ -1,6 +1,7 @@
-// Issue 6, "Must show": P_Key changes applied by `smctl reload --wait`
-// without an OpenSM restart, checked port by port with the test bed's own
-// P_Key queries; an invalid file changes nothing.
+// P_Key changes applied by `smctl reload --wait` without an OpenSM
+// restart -- a partition added, removed, a host moved, a membership changed,
+// a flag changed -- checked port by port with the test bed's own P_Key
+// queries; an invalid file changes nothing.
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
@@ -14,22 +15,22 @@ using nlohmann::json;
 class PKeyChangeTest : public PKeyApplyTest {};
 
 TEST_F(PKeyChangeTest, AddAPartition) {
-  FabricTables before = Tables();
+  FabricPKeyTables before = Tables();
   master().config().partitions.push_back(
       {"tenant-c", 0x0030, false, std::nullopt, {HostMember("H2_4", "full"), HostMember("H1_3", "limited")}});
   ApplyAndExpectVerified();
-  FabricTables after = Tables();
+  FabricPKeyTables after = Tables();
   // H2_4 gains 0x8030, H1_3 gains 0x0030: two ports change, nothing else.
   EXPECT_TRUE(after.entries[master().config().hosts["H2_4"]].count(0x8030));
   EXPECT_TRUE(after.entries[master().config().hosts["H1_3"]].count(0x0030));
-  std::string differences = DescribeDifferences(before, after);
+  std::string differences = DescribePKeyDifferences(before, after);
   EXPECT_EQ(std::count(differences.begin(), differences.end(), '\n'), 2) << differences;
 }
 
 TEST_F(PKeyChangeTest, RemoveAPartition) {
   master().config().Remove("tenant-b");
   ApplyAndExpectVerified();
-  FabricTables after = Tables();
+  FabricPKeyTables after = Tables();
   for (const auto& [guid, entries] : after.entries) {
     EXPECT_FALSE(entries.count(0x8020) || entries.count(0x0020)) << FormatGuid(guid) << " still in tenant-b";
   }
@@ -42,8 +43,8 @@ TEST_F(PKeyChangeTest, MoveAHostBetweenPartitions) {
   a.erase(std::find(a.begin(), a.end(), HostMember("H1_4", "full")));
   master().config().Find("tenant-b")->members.push_back(HostMember("H1_4", "full"));
   ApplyAndExpectVerified();
-  FabricTables after = Tables();
-  EXPECT_EQ(after.entries[h1_4], (std::set<std::uint16_t>{0x7fff, 0x8020})) << EntriesText(after.entries[h1_4]);
+  FabricPKeyTables after = Tables();
+  EXPECT_EQ(after.entries[h1_4], (std::set<std::uint16_t>{0x7fff, 0x8020})) << PKeyEntriesText(after.entries[h1_4]);
 }
 
 TEST_F(PKeyChangeTest, ChangeFullToLimitedAndBack) {
@@ -52,21 +53,21 @@ TEST_F(PKeyChangeTest, ChangeFullToLimitedAndBack) {
   auto& members = master().config().Find("tenant-a")->members;
   members = {HostMember("H1_3", "limited"), HostMember("H1_4", "full"), HostMember("H2_1", "full")};
   ApplyAndExpectVerified();
-  FabricTables after = Tables();
+  FabricPKeyTables after = Tables();
   EXPECT_TRUE(after.entries[h1_3].count(0x0010) && !after.entries[h1_3].count(0x8010))
-      << EntriesText(after.entries[h1_3]);
+      << PKeyEntriesText(after.entries[h1_3]);
   EXPECT_TRUE(after.entries[h2_1].count(0x8010) && !after.entries[h2_1].count(0x0010))
-      << EntriesText(after.entries[h2_1]);
+      << PKeyEntriesText(after.entries[h2_1]);
 }
 
 TEST_F(PKeyChangeTest, ChangeAFlag) {
-  FabricTables before = Tables();
+  FabricPKeyTables before = Tables();
   std::string conf_before = master().PartitionsConf();
   master().config().Find("tenant-a")->mtu = 4096;
   master().config().Find("tenant-b")->ipoib = true;
   json args = ApplyAndExpectVerified();
   // Flags are SA group settings: no table changes, but OpenSM got them.
-  EXPECT_EQ(DescribeDifferences(before, Tables()), "");
+  EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
   std::string conf = master().PartitionsConf();
   EXPECT_NE(conf, conf_before);
   EXPECT_NE(conf.find("mtu=5"), std::string::npos) << conf;  // IBTA code 5 = 4096 bytes
@@ -75,20 +76,20 @@ TEST_F(PKeyChangeTest, ChangeAFlag) {
 }
 
 TEST_F(PKeyChangeTest, AnInvalidFileChangesNothing) {
-  FabricTables before = Tables();
+  FabricPKeyTables before = Tables();
   std::string conf = master().PartitionsConf();
   std::uint64_t generation = Generation(master());
-  pid_t opensm = master().OpenSmPid();
+  std::optional<pid_t> opensm = master().OpenSmPid();
   // A member naming a host the inventory does not have, then broken YAML.
   master().config().Find("tenant-b")->members.push_back(HostMember("no-such-host", "full"));
   std::vector<std::string> invalid = {master().config().Yaml(), "version: 1\npartitions: [ {name: x\n"};
   for (const std::string& text : invalid) {
     ASSERT_TRUE(master().WriteConfigText(text).ok());
-    SmctlResult reply = ApplyWithWait(master(), "reload");
+    SmctlResult reply = ApplyWithWait(master(), {"reload"});
     EXPECT_EQ(reply.exit_code, 1) << reply.Describe();
     EXPECT_EQ(Generation(master()), generation);
     EXPECT_EQ(master().PartitionsConf(), conf);
-    EXPECT_EQ(DescribeDifferences(before, Tables()), "");
+    EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
     EXPECT_EQ(master().OpenSmPid(), opensm);
   }
   json history = History(master());

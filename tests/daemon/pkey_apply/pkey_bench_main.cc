@@ -19,8 +19,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tests/daemon/pkey_apply/fabric_tables.h"
-#include "tests/daemon/pkey_apply/smsupd_node.h"
+#include "config/pkey_tables.h"
+#include "tests/daemon/pkey_apply/expected_tables.h"
+#include "tests/testbed/fabric_pkey_tables.h"
+#include "tests/testbed/management_node.h"
 #include "tests/testbed/topology_generators.h"
 #include "tests/testbed/wait_for.h"
 
@@ -32,10 +34,11 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kUpDeadline(300000);
 constexpr int kReloadTimeoutS = 60;
+constexpr milliseconds kReloadSmctlDeadline(120000);
 
 struct Bench {
   SimulatedFabric& fabric;
-  SmsupdNode& node;
+  ManagementNode& node;
   std::string far_host;   // the probe's node, a member of p20
   std::string far_route;  // directed route from the probe: "dr:0"
 };
@@ -53,7 +56,7 @@ std::vector<std::string> FarHosts(const Topology& topology, int count) {
   return names;
 }
 
-void SetP20(ConfigSpec& config, const std::vector<std::string>& hosts, const std::string& membership) {
+void SetP20(SmsupdConfig& config, const std::vector<std::string>& hosts, const std::string& membership) {
   PartitionSpec* p20 = config.Find("p20");
   p20->members.clear();
   for (const std::string& host : hosts) p20->members.push_back(HostMember(host, membership));
@@ -61,22 +64,32 @@ void SetP20(ConfigSpec& config, const std::vector<std::string>& hosts, const std
 
 // The far port's table (one SMP) against what the config file implies.
 std::string CheckFarPort(Bench& bench, const config::Config& config) {
-  Result<json> reply = bench.fabric.probe().Call("pkeys dr:0 1", milliseconds(5000));
-  if (!reply) return "far port: " + reply.error().message;
-  std::set<std::uint16_t> actual;
-  for (std::uint16_t raw : reply->at("pkeys").get<std::vector<std::uint16_t>>())
-    if ((raw & 0x7fff) != 0) actual.insert(raw);
+  Result<PKeyEntries> actual = ReadPortPKeys(bench.fabric.probe(), bench.far_route, 1);
+  if (!actual) return "far port: " + actual.error().message;
   Guid far = bench.node.config().hosts[bench.far_host];
   auto expected = config::ExpectedPKeyEntries(config, {{far, config::PortKind::kCa, false}});
-  if (actual == expected[far]) return "far port " + bench.far_host + " " + EntriesText(actual) + " ok";
-  return "far port " + bench.far_host + " MISMATCH: holds " + EntriesText(actual) + ", expected " +
-         EntriesText(expected[far]);
+  if (*actual == expected[far]) return "far port " + bench.far_host + " " + PKeyEntriesText(*actual) + " ok";
+  return "far port " + bench.far_host + " MISMATCH: holds " + PKeyEntriesText(*actual) + ", expected " +
+         PKeyEntriesText(expected[far]);
+}
+
+// Looks for a key (in any object, at any depth) whose name contains `part`
+// and whose value is a number: for timings the daemon may report.
+void CollectNumbers(const json& value, const std::string& part, const std::string& prefix,
+                    std::vector<std::pair<std::string, double>>& out) {
+  if (!value.is_object()) return;
+  for (const auto& [key, item] : value.items()) {
+    std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (item.is_number() && key.find(part) != std::string::npos) out.emplace_back(path, item.get<double>());
+    CollectNumbers(item, part, path, out);
+  }
 }
 
 // Applies the node's config, prints one line, returns the wall time (-1: failed).
 long Trial(Bench& bench, const std::string& label, int trial) {
   if (Status written = bench.node.WriteConfig(); !written) return -1;
-  SmctlResult reply = bench.node.Smctl("--json reload --wait --timeout " + std::to_string(kReloadTimeoutS));
+  SmctlResult reply = bench.node.Smctl({"--json", "reload", "--wait", "--timeout", std::to_string(kReloadTimeoutS)},
+                                       kReloadSmctlDeadline);
   json args = reply.Arguments();
   std::string state = reply.VerificationState();
   json whole = reply.Json();
@@ -91,7 +104,7 @@ long Trial(Bench& bench, const std::string& label, int trial) {
   if (!config) return -1;
   std::printf("            probe: %s", CheckFarPort(bench, *config).c_str());
   auto walk_start = Clock::now();
-  Result<FabricTables> tables = ReadFabricTables(bench.fabric.probe());
+  Result<FabricPKeyTables> tables = ReadFabricPKeyTables(bench.fabric.probe());
   std::string mismatches = tables ? DescribeMismatches(*tables, *config, bench.node.port_guid(), 3)
                                   : tables.error().message + "\n";
   std::printf("; full walk (%ld ms): %s", Since(walk_start),
@@ -125,9 +138,10 @@ int Run(const std::string& size, int trials) {
   Result<std::unique_ptr<SimulatedFabric>> fabric = SimulatedFabric::Start(*topology, options);
   if (!fabric) return std::fprintf(stderr, "%s\n", fabric.error().message.c_str()), 1;
   const Topology& topo = (*fabric)->topology();
-  Result<std::unique_ptr<SmsupdNode>> node = SmsupdNode::Create(**fabric, topo.management_nodes()[0], "master");
+  Result<std::unique_ptr<ManagementNode>> node =
+      ManagementNode::Create(**fabric, EveryHcaConfig(topo, topo.management_nodes()[0], "master"));
   if (!node) return std::fprintf(stderr, "%s\n", node.error().message.c_str()), 1;
-  ConfigSpec& config = (*node)->config();
+  SmsupdConfig& config = (*node)->config();
   std::vector<std::string> far = FarHosts(topo, 20);
   config.partitions.push_back({"everyone", 0x0200, false, std::nullopt, {PortsMember("ALL", "limited")}});
   config.partitions.push_back({"p20", 0x0100, true, std::nullopt, {}});

@@ -1,6 +1,6 @@
-// Issue 6, "Plan": `smctl plan [FILE] [--json] [--exit-code]` previews a
-// change against the applied generation and changes nothing; config
-// management tells "no change" (0), "changes" (1) and "invalid" (4) apart.
+// `smctl plan [FILE] [--json] [--exit-code]` previews a change against the
+// applied generation and changes nothing; config management tells
+// "no change" (0), "changes" (1) and "invalid" (4) apart.
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
@@ -14,7 +14,7 @@ using nlohmann::json;
 class PKeyPlanTest : public PKeyApplyTest {
  protected:
   std::string WriteCandidate(const std::string& text) {
-    std::string path = master().config().home + "/candidate.yaml";
+    std::string path = master().dir() + "/candidate.yaml";
     EXPECT_TRUE(WriteFileAtomically(path, text).ok());
     return path;
   }
@@ -36,22 +36,22 @@ TEST_F(PKeyPlanTest, ExitCodesTellNoChangeChangesAndInvalidApart) {
   std::uint64_t generation = Generation(master());
   std::string conf = master().PartitionsConf();
   std::string same = WriteCandidate(master().config().Yaml());
-  EXPECT_EQ(master().Smctl("plan " + same + " --exit-code").exit_code, 0);
+  EXPECT_EQ(master().Smctl({"plan", same, "--exit-code"}).exit_code, 0);
 
   MoveH1_4();
   std::string changed = WriteCandidate(master().config().Yaml());
-  SmctlResult with_code = master().Smctl("plan " + changed + " --exit-code");
+  SmctlResult with_code = master().Smctl({"plan", changed, "--exit-code"});
   EXPECT_EQ(with_code.exit_code, 1) << with_code.Describe();
-  EXPECT_EQ(master().Smctl("plan " + changed).exit_code, 0) << "changes without --exit-code";
+  EXPECT_EQ(master().Smctl({"plan", changed}).exit_code, 0) << "changes without --exit-code";
 
   std::string invalid = WriteCandidate(master().config().Yaml() + "no_such_key: 1\n");
-  SmctlResult refused = master().Smctl("plan " + invalid + " --exit-code");
+  SmctlResult refused = master().Smctl({"plan", invalid, "--exit-code"});
   EXPECT_EQ(refused.exit_code, 4) << refused.Describe();
-  EXPECT_EQ(master().Smctl("plan " + master().config().home + "/missing.yaml --exit-code").exit_code, 4);
+  EXPECT_EQ(master().Smctl({"plan", master().dir() + "/missing.yaml", "--exit-code"}).exit_code, 4);
 
   // Without FILE the daemon plans its config file on disk.
   ASSERT_TRUE(master().WriteConfig().ok());
-  EXPECT_EQ(master().Smctl("plan --exit-code").exit_code, 1);
+  EXPECT_EQ(master().Smctl({"plan", "--exit-code"}).exit_code, 1);
 
   // Planning applied nothing.
   EXPECT_EQ(Generation(master()), generation);
@@ -66,7 +66,7 @@ TEST_F(PKeyPlanTest, JsonNamesPartitionsMembersPortsAndOptions) {
   master().config().Find("tenant-a")->mtu = 2048;
   master().config().opensm_options["sweep_interval"] = "17";
   std::string path = WriteCandidate(master().config().Yaml());
-  SmctlResult result = master().Smctl("plan " + path + " --json");
+  SmctlResult result = master().Smctl({"plan", path, "--json"});
   ASSERT_EQ(result.exit_code, 0) << result.Describe();
   json plan = result.Arguments();
   ASSERT_TRUE(plan.is_object()) << result.Describe();
@@ -99,7 +99,7 @@ TEST_F(PKeyPlanTest, JsonNamesPartitionsMembersPortsAndOptions) {
                       Text(option, "needs_restart") == "false";
   EXPECT_TRUE(sweep_interval) << plan.dump(2);
 
-  SmctlResult text = master().Smctl("plan " + path);
+  SmctlResult text = master().Smctl({"plan", path});
   EXPECT_EQ(text.exit_code, 0) << text.Describe();
   EXPECT_NE(text.out.find("tenant-c"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("H1_4"), std::string::npos) << text.out;
@@ -108,7 +108,7 @@ TEST_F(PKeyPlanTest, JsonNamesPartitionsMembersPortsAndOptions) {
 TEST_F(PKeyPlanTest, AStartupOnlyOptionNeedsARestart) {
   master().config().opensm_options["routing_engine"] = "ftree";
   std::string path = WriteCandidate(master().config().Yaml());
-  SmctlResult result = master().Smctl("plan " + path + " --json --exit-code");
+  SmctlResult result = master().Smctl({"plan", path, "--json", "--exit-code"});
   EXPECT_EQ(result.exit_code, 1) << result.Describe();
   json plan = result.Arguments();
   ASSERT_TRUE(plan.is_object()) << result.Describe();

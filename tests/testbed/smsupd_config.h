@@ -1,6 +1,8 @@
-// smsupd.yaml as the P_Key apply tests and the P_Key bench write it: an
-// inventory naming every HCA of a test topology, a `mgmt` group for the two
-// management nodes, and partitions the tests edit between reloads.
+// smsupd.yaml as the test bed writes it for a management node: the node's
+// SM port, role and failover settings, OpenSM's log and options, the state
+// directory and control socket under the node's own directory, an
+// inventory, groups and partitions. Tests edit it between reloads; Yaml()
+// renders it the way an operator would write it.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 #include "common/guid.h"
 #include "tests/testbed/topology.h"
 
-namespace smsupd::testbed::pkey {
+namespace smsupd::testbed {
 
 // One partition. Members are YAML flow maps, as an operator writes them.
 struct PartitionSpec {
@@ -30,11 +32,14 @@ std::string PortsMember(const std::string& keyword, const std::string& membershi
 // "{ group: mgmt, membership: full }".
 std::string GroupMember(const std::string& group, const std::string& membership);
 
-struct ConfigSpec {
-  std::string node;
+struct SmsupdConfig {
+  std::string node;  // an HCA of the topology
   std::string role = "master";
   Guid port_guid = 0;
-  std::string home;  // state_dir, socket and OpenSM's log live under it
+  std::optional<bool> preempt;      // sm.preempt (smsupd's default when unset)
+  std::optional<int> hold_time_s;   // sm.failover.hold_time_s
+  std::string home;                 // the node's directory: set by ManagementNode::Create
+  std::optional<std::string> control_group;  // control.group
   std::map<std::string, Guid> hosts;
   std::map<std::string, std::vector<std::string>> groups;
   std::vector<PartitionSpec> partitions;
@@ -47,14 +52,20 @@ struct ConfigSpec {
 
   PartitionSpec* Find(const std::string& name);
   void Remove(const std::string& name);
+  // With SMSUPD_TB_DEBUG set, OpenSM also logs everything (log_flags 0xff,
+  // flushed at once) unless opensm_options says otherwise.
   std::string Yaml() const;
 };
+
+// An inventory of the SM nodes only (`sm_nodes`, `node` when empty) and a
+// Default partition in which every port is a full member.
+SmsupdConfig SmNodesConfig(const Topology& topology, const std::string& node, const std::string& role,
+                           const std::vector<std::string>& sm_nodes = {});
 
 // Every HCA of `topology` by its node name (port 1's GUID), the `mgmt`
 // group (the management nodes) and a Default partition in which every port
 // is a limited member and the management nodes full ones (so a fall back to
 // OpenSM's default -- every port full -- shows on every port).
-ConfigSpec BaseConfig(const Topology& topology, const std::string& node, const std::string& role,
-                      const std::string& home);
+SmsupdConfig EveryHcaConfig(const Topology& topology, const std::string& node, const std::string& role);
 
-}  // namespace smsupd::testbed::pkey
+}  // namespace smsupd::testbed

@@ -1,8 +1,9 @@
-#include "tests/daemon/failover/command_runner.h"
+#include "tests/testbed/smctl_runner.h"
 
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,8 @@
 
 namespace smsupd::testbed {
 namespace {
+
+using nlohmann::json;
 
 std::atomic<int> next_run{0};
 
@@ -43,7 +46,21 @@ bool ReadUntilEof(int fd, Clock::time_point end, std::string& out) {
 
 }  // namespace
 
-std::string CommandResult::Describe() const {
+json SmctlResult::Json() const { return json::parse(out, nullptr, false); }
+
+json SmctlResult::Arguments() const {
+  json whole = Json();
+  if (whole.is_object() && whole.contains("result") && whole.contains("arguments")) return whole["arguments"];
+  return whole;
+}
+
+std::string SmctlResult::VerificationState() const {
+  json args = Arguments();
+  if (!args.is_object() || !args.contains("verification") || !args["verification"].is_object()) return "";
+  return args["verification"].value("state", "");
+}
+
+std::string SmctlResult::Describe() const {
   std::string text = exit_code < 0 ? "killed or not started" : "exit " + std::to_string(exit_code);
   text += " after " + std::to_string(elapsed.count()) + " ms";
   if (!err.empty()) text += ", stderr: " + err;
@@ -51,15 +68,17 @@ std::string CommandResult::Describe() const {
   return text;
 }
 
-CommandResult RunCommand(const std::vector<std::string>& argv, milliseconds deadline,
-                         const std::string& scratch_dir) {
-  CommandResult result;
+SmctlResult RunSmctl(const std::vector<std::string>& args, milliseconds deadline, const std::string& scratch_dir,
+                     const std::vector<std::string>& run_as) {
+  SmctlResult result;
   const Clock::time_point start = Clock::now();
   ChildSpec spec;
-  spec.argv = argv;
+  spec.argv = run_as;
+  spec.argv.push_back(SMSUPD_SMCTL_PATH);
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.unset_env = {"LD_PRELOAD"};
-  spec.output_path = scratch_dir + "/command-" + std::to_string(::getpid()) + "-" +
-                     std::to_string(next_run++) + ".err";
+  spec.output_path = scratch_dir + "/smctl-" + std::to_string(::getpid()) + "-" + std::to_string(next_run++) +
+                     ".err";
   spec.pipe_stdout = true;
   Result<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(spec);
   if (!child) {
