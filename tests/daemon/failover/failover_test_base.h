@@ -27,8 +27,7 @@ inline constexpr std::chrono::milliseconds kMaxDualMaster(3000);
 
 class FailoverTest : public FabricTest {
  protected:
-  // Skips every test while smctl has no `failover` command: the failover
-  // policy is not wired into the daemon before that.
+  // Fails every test at once when `smctl failover --help` does not work.
   void SetUp() override;
   // Starts the fabric (the 4 x 4 x 2 fat tree unless `topology` is given)
   // and both smsupds; ASSERT_NO_FATAL_FAILURE on it.

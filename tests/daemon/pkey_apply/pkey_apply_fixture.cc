@@ -14,12 +14,12 @@ void PKeyApplyTest::SetUp() {
   ASSERT_TRUE(StartFabric(*topology));
   StartNode(fabric().topology().management_nodes()[0], "master", "MASTER");
   ASSERT_FALSE(HasFailure());
-  // Until the daemon implements the generation commands (answered
-  // "unsupported", or smctl does not know them yet) there is nothing to test.
+  // Every test here needs the generation history: a daemon or smctl that
+  // answers it "unsupported" fails them all at once, with the reply.
   SmctlResult history = master().Smctl({"--json", "history"});
   json answer = history.Json();
-  if (history.exit_code == 2 || (answer.is_object() && answer.value("result", 0) == 2))
-    GTEST_SKIP() << "this smsupd/smctl does not implement `history` yet: " << history.Describe();
+  ASSERT_FALSE(history.exit_code == 2 || (answer.is_object() && answer.value("result", 0) == 2))
+      << "`smctl history` is unsupported: " << history.Describe();
   ASSERT_NO_FATAL_FAILURE(WaitForFabricToMatchMaster(kStartDeadline));
 }
 

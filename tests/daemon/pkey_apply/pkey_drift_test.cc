@@ -22,7 +22,6 @@ class PKeyDriftTest : public PKeyApplyTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(PKeyApplyTest::SetUp());
-    if (IsSkipped()) return;
     // Started once the master is MASTER (two SMs started together may both
     // become master).
     standby_ = StartNode(fabric().topology().management_nodes()[1], "standby", "STANDBY");
