@@ -3,21 +3,24 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
-#include "daemon/opensm/opensm_pid_file.h"
-#include "tests/testbed/fabric_conditions.h"
 #include "tests/testbed/fabric_test.h"
+#include "tests/testbed/management_node.h"
+#include "tests/testbed/temporary_group.h"
 #include "tests/testbed/topology_generators.h"
-#include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed {
 namespace {
@@ -26,113 +29,52 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kDeadline(60000);
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs a command line (smctl) with a deadline; stdout only.
-CommandResult RunCommand(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen(("timeout 20 " + command + " 2>/dev/null").c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+constexpr milliseconds kSmctlDeadline(20000);
 
 class SmsupdIntegrationTest : public FabricTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(StartFabric(MakeTwoSwitchTopology()));
-    node_ = fabric().topology().management_nodes()[0];
-    port_guid_ = fabric().topology().Find(node_)->PortGuid(1);
-    auto dir = fabric().NewProcessDir("smsupd-" + node_);
-    ASSERT_TRUE(dir.ok()) << dir.error().message;
-    dir_ = *dir;
-    WriteConfig("");
+    const std::string& name = fabric().topology().management_nodes()[0];
+    Result<std::unique_ptr<ManagementNode>> created =
+        ManagementNode::Create(fabric(), SmNodesConfig(fabric().topology(), name, "master"));
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    node_ = std::move(*created);
   }
 
   void TearDown() override {
-    // OpenSM runs in its own session (it must outlive smsupd): end it here.
-    if (auto record = ReadPidFile(dir_ + "/state/opensm.pid")) ::kill(record->pid, SIGKILL);
-    for (pid_t pid : extra_pids_) ::kill(pid, SIGKILL);
+    node_.reset();  // smsupd, then the OpenSM it runs in its own session
     FabricTest::TearDown();
   }
 
-  std::string ConfigText(const std::string& extra_options) {
-    std::string text = "version: 1\nnode: " + node_ + "\nsm:\n  role: master\n  port_guid: " +
-                       FormatGuid(port_guid_) + "\n";
-    if (!extra_options.empty()) text += "  opensm:\n    options:\n" + extra_options;
-    text += "state_dir: " + dir_ + "/state\ncontrol:\n  socket: " + socket() + "\n";
-    text += "hosts:\n  " + node_ + ": " + FormatGuid(port_guid_) + "\n";
-    text += "partitions:\n  - name: Default\n    pkey: 0x7fff\n    ipoib: true\n"
-            "    members:\n      - { ports: ALL, membership: full }\n";
-    return text;
-  }
-  void WriteConfig(const std::string& extra_options) {
-    ASSERT_TRUE(WriteFileAtomically(config_path(), ConfigText(extra_options)).ok());
-  }
-
-  std::string config_path() const { return dir_ + "/smsupd.yaml"; }
-  std::string socket() const { return dir_ + "/run/smsupd.sock"; }
-  std::string Smctl(const std::string& args) const {
-    return std::string(SMSUPD_SMCTL_PATH) + " --socket " + socket() + " " + args;
-  }
+  ManagementNode& node() { return *node_; }
 
   void StartSmsupd() {
-    auto process = fabric().RunOnNodeIn(node_, {SMSUPD_DAEMON_PATH, "--config", config_path()}, dir_,
-                                        "smsupd-" + node_);
-    ASSERT_TRUE(process.ok()) << process.error().message;
-    smsupd_ = *process;
+    Status started = node_->Start();
+    ASSERT_TRUE(started.ok()) << started.message();
   }
 
-  // `smctl --json status`, once the daemon answers and `ready` holds.
+  // `smctl --json status` once the daemon answers and `ready` holds.
   json WaitForStatus(const std::function<bool(const json&)>& ready, const std::string& what) {
-    json status;
-    Status waited = WaitFor(what, [&] {
-      CommandResult result = RunCommand(Smctl("--json status"));
-      if (result.exit_code != 0) return false;
-      status = json::parse(result.output, nullptr, false);
-      return !status.is_discarded() && ready(status);
-    }, kDeadline, milliseconds(200));
-    EXPECT_TRUE(waited.ok()) << waited.message() << "\nlast status: " << status.dump();
-    return status;
+    Result<json> status = node_->WaitForStatus(ready, what, kDeadline);
+    EXPECT_TRUE(status.ok()) << status.error().message;
+    return status.ok() ? *status : json::object();
   }
   json WaitForMaster() {
     return WaitForStatus([](const json& s) { return s["local_sm"]["state"] == "MASTER"; },
                          "smsupd reports its OpenSM MASTER");
   }
 
-  json Events() {
-    CommandResult result = RunCommand(Smctl("--json events"));
-    json list = json::array();
-    std::istringstream lines(result.output);
-    std::string line;
-    while (std::getline(lines, line)) {
-      json event = json::parse(line, nullptr, false);
-      if (!event.is_discarded()) list.push_back(event);
-    }
-    return list;
-  }
   int CountEvents(const std::string& kind) {
-    int count = 0;
-    std::string all = RunCommand(Smctl("--json events")).output;
-    for (size_t at = all.find("\"" + kind + "\""); at != std::string::npos;
-         at = all.find("\"" + kind + "\"", at + 1))
-      ++count;
-    return count;
+    Result<std::vector<json>> events = node_->Events();
+    EXPECT_TRUE(events.ok()) << events.error().message;
+    if (!events.ok()) return -1;
+    return static_cast<int>(std::count_if(events->begin(), events->end(), [&](const json& event) {
+      return SameEventKind(event.value("kind", std::string()), kind);
+    }));
   }
 
-  std::string node_;
-  Guid port_guid_ = 0;
-  std::string dir_;
-  NodeProcess* smsupd_ = nullptr;
-  std::vector<pid_t> extra_pids_;
+  std::unique_ptr<ManagementNode> node_;
 };
 
 TEST_F(SmsupdIntegrationTest, StatusMatchesWhatTheFabricSays) {
@@ -145,9 +87,9 @@ TEST_F(SmsupdIntegrationTest, StatusMatchesWhatTheFabricSays) {
   EXPECT_EQ(status["local_sm"]["priority"], sminfo->priority);
   EXPECT_EQ(sminfo->priority, 15);
   EXPECT_TRUE(sminfo->is_master());
-  EXPECT_EQ(status["master"]["guid"], FormatGuid(port_guid_));
+  EXPECT_EQ(status["master"]["guid"], FormatGuid(node().port_guid()));
   EXPECT_EQ(status["master"]["lid"], lid);
-  EXPECT_EQ(status["master"]["host"], node_);
+  EXPECT_EQ(status["master"]["host"], node().node());
   auto far = probe().LocalPortInfo();  // the probe runs on a far HCA
   ASSERT_TRUE(far.ok()) << far.error().message;
   EXPECT_EQ(far->sm_lid, lid);
@@ -174,7 +116,8 @@ TEST_F(SmsupdIntegrationTest, NewSmsupdAdoptsTheRunningOpenSmAfterKill9) {
   json status = WaitForMaster();
   int opensm = status["opensm"]["pid"];
   uint16_t lid = status["local_sm"]["lid"];
-  smsupd_->process->Kill();  // SIGKILL to smsupd's process group: OpenSM is not in it
+  ASSERT_TRUE(node().Signal(SIGKILL).ok());  // smsupd alone: OpenSM runs in its own session
+  ASSERT_TRUE(node().Wait(kDeadline).ok()) << "smsupd survived SIGKILL";
   ASSERT_EQ(::kill(opensm, 0), 0) << "OpenSM died with smsupd";
   StartSmsupd();
   status = WaitForMaster();
@@ -190,18 +133,19 @@ TEST_F(SmsupdIntegrationTest, NewSmsupdAdoptsTheRunningOpenSmAfterKill9) {
 TEST_F(SmsupdIntegrationTest, ReloadAppliesAValidChangeAndRefusesAnInvalidOne) {
   StartSmsupd();
   WaitForMaster();
-  WriteConfig("      sweep_interval: 17\n");
-  CommandResult reload = RunCommand(Smctl("reload"));
-  EXPECT_EQ(reload.exit_code, 0) << reload.output;
-  auto conf = ReadWholeFile(dir_ + "/state/opensm.conf");
+  node().config().opensm_options["sweep_interval"] = "17";
+  ASSERT_TRUE(node().WriteConfig().ok());
+  SmctlResult reload = node().Smctl({"reload"});
+  EXPECT_EQ(reload.exit_code, 0) << reload.Describe();
+  auto conf = ReadWholeFile(node().StatePath("opensm.conf"));
   ASSERT_TRUE(conf.ok());
   EXPECT_NE(conf->find("sweep_interval 17"), std::string::npos);
   json status = WaitForStatus([](const json& s) { return s["config"]["generation"] == 2; }, "generation 2");
 
-  ASSERT_TRUE(WriteFileAtomically(config_path(), ConfigText("") + "no_such_key: 1\n").ok());
-  reload = RunCommand(Smctl("reload"));
-  EXPECT_EQ(reload.exit_code, 1);
-  auto after = ReadWholeFile(dir_ + "/state/opensm.conf");
+  ASSERT_TRUE(node().WriteConfigText(node().config().Yaml() + "no_such_key: 1\n").ok());
+  reload = node().Smctl({"reload"});
+  EXPECT_EQ(reload.exit_code, 1) << reload.Describe();
+  auto after = ReadWholeFile(node().StatePath("opensm.conf"));
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *conf);
   status = WaitForStatus([](const json&) { return true; }, "status");
@@ -216,7 +160,7 @@ TEST_F(SmsupdIntegrationTest, BadRequestsGetErrorsAndTheDaemonKeepsServing) {
     int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket().c_str());
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", node().socket_path().c_str());
     std::string answer;
     if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
       timeval timeout{5, 0};
@@ -238,31 +182,30 @@ TEST_F(SmsupdIntegrationTest, BadRequestsGetErrorsAndTheDaemonKeepsServing) {
   json oversized = ask(std::string(200 * 1024, 'x') + "\n");
   ASSERT_FALSE(oversized.is_discarded());
   EXPECT_NE(oversized["result"], 0);
-  EXPECT_EQ(RunCommand(Smctl("status")).exit_code, 0);
+  EXPECT_EQ(node().Smctl({"status"}).exit_code, 0);
 }
 
+// The control socket's group (control.group) may read but not change;
+// anyone else cannot even connect. Runs smctl as nobody through setpriv.
 TEST_F(SmsupdIntegrationTest, GroupMemberMayReadButNotChange) {
-  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0 ||
-      ::access("/usr/sbin/groupadd", X_OK) != 0)
-    GTEST_SKIP() << "needs root, setpriv and groupadd";
-  const std::string group = "smsupd-it-" + std::to_string(::getpid());
-  ASSERT_EQ(std::system(("groupadd " + group).c_str()), 0);
-  struct GroupCleanup {
-    std::string name;
-    ~GroupCleanup() { (void)!std::system(("groupdel " + name).c_str()); }
-  } cleanup{group};
-  std::string text = ConfigText("");
-  text.replace(text.find("control:\n"), 9, "control:\n  group: " + group + "\n");
-  ASSERT_TRUE(WriteFileAtomically(config_path(), text).ok());
+  ASSERT_EQ(::access("/usr/bin/setpriv", X_OK), 0) << "needs setpriv (util-linux) to run smctl as nobody";
+  Result<std::unique_ptr<TemporaryGroup>> group = TemporaryGroup::Create("smsupd-it");
+  ASSERT_TRUE(group.ok()) << group.error().message;
+  node().config().control_group = (*group)->name();
   // nobody must be able to reach the socket's directory
-  for (std::string d = dir_; d.size() > 1; d = d.substr(0, d.rfind('/'))) ::chmod(d.c_str(), 0755);
+  for (std::string d = node().dir(); d.size() > 1; d = d.substr(0, d.rfind('/'))) ::chmod(d.c_str(), 0755);
   StartSmsupd();
   WaitForMaster();
-  std::string as_member = "setpriv --reuid=nobody --regid=nogroup --groups=" + group + " ";
-  std::string as_stranger = "setpriv --reuid=nobody --regid=nogroup --clear-groups ";
-  EXPECT_EQ(RunCommand(as_member + Smctl("status")).exit_code, 0);
-  EXPECT_EQ(RunCommand(as_member + Smctl("reload")).exit_code, 1);
-  EXPECT_NE(RunCommand(as_stranger + Smctl("status")).exit_code, 0);
+  const std::vector<std::string> as_member = {"setpriv", "--reuid=nobody", "--regid=nogroup",
+                                              "--groups=" + (*group)->name()};
+  const std::vector<std::string> as_stranger = {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
+  SmctlResult status = node().Smctl({"status"}, kSmctlDeadline, as_member);
+  EXPECT_EQ(status.exit_code, 0) << status.Describe();
+  SmctlResult reload = node().Smctl({"reload"}, kSmctlDeadline, as_member);
+  EXPECT_EQ(reload.exit_code, 1) << reload.Describe();
+  SmctlResult stranger = node().Smctl({"status"}, kSmctlDeadline, as_stranger);
+  EXPECT_GT(stranger.exit_code, 0) << stranger.Describe();
+  node_.reset();  // smsupd stops before its control group goes
 }
 
 }  // namespace
