@@ -1,6 +1,7 @@
 #include "config/yaml_view.h"
 
 #include <cctype>
+#include <charconv>
 
 #include "config/edit_distance.h"
 
@@ -107,22 +108,26 @@ std::optional<bool> ReadBool(const YAML::Node& node, const std::string& path,
   return std::nullopt;
 }
 
+// Decimal with an optional '-', or 0x hex without a sign (a signed hex
+// number is almost always a typo, and "-0x80..." was read with wrap-around).
+// Every value must fit a signed 64-bit integer; nothing wraps.
 std::optional<std::int64_t> ParseIntegerText(std::string_view text) {
-  bool negative = !text.empty() && text[0] == '-';
-  std::string_view digits = negative ? text.substr(1) : text;
-  int base = 10;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    digits.remove_prefix(2);
-    base = 16;
-  }
-  if (digits.empty() || digits.size() > 16) return std::nullopt;
-  for (char c : digits)
-    if (!(base == 16 ? std::isxdigit(static_cast<unsigned char>(c))
-                     : std::isdigit(static_cast<unsigned char>(c))))
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  std::string_view digits = hex ? text.substr(2) : text;
+  if (digits.empty()) return std::nullopt;
+  if (!hex) {
+    const std::string_view unsigned_part = digits[0] == '-' ? digits.substr(1) : digits;
+    if (unsigned_part.empty() || !std::isdigit(static_cast<unsigned char>(unsigned_part[0])))
       return std::nullopt;
-  if (base == 10 && digits.size() > 1 && digits[0] == '0') return std::nullopt;  // octal?
-  std::int64_t value = static_cast<std::int64_t>(std::stoull(std::string(digits), nullptr, base));
-  return negative ? -value : value;
+    if (unsigned_part.size() > 1 && unsigned_part[0] == '0') return std::nullopt;  // octal?
+  } else if (!std::isxdigit(static_cast<unsigned char>(digits[0]))) {
+    return std::nullopt;  // "0x-1", "0x+1"
+  }
+  std::int64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  auto [next, error] = std::from_chars(digits.data(), end, value, hex ? 16 : 10);
+  if (error != std::errc() || next != end) return std::nullopt;
+  return value;
 }
 
 std::optional<std::int64_t> ReadInteger(const YAML::Node& node, const std::string& path,

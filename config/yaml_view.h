@@ -82,7 +82,8 @@ std::optional<std::string> ReadChoice(const YAML::Node& node, const std::string&
                                       const std::vector<std::string_view>& choices,
                                       DiagnosticSink& sink);
 
-// Parses decimal or 0x-hex integer text; nullopt when it is neither.
+// Parses decimal (optionally negative) or unsigned 0x-hex integer text that
+// fits a signed 64-bit integer; nullopt otherwise (never wraps).
 std::optional<std::int64_t> ParseIntegerText(std::string_view text);
 
 // "did you mean 'x'?" or "valid: a, b, c".

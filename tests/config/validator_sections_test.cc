@@ -113,6 +113,25 @@ TEST(ValidatorSections, PriorityRangeAndRoleWarnings) {
   EXPECT_EQ(high_standby.WarningCount(), 1);
 }
 
+// A sign with hex was accepted ("-0xfffffffffffffff1" validated as 15,
+// "-0xffffffffffffff81" read as 127) and "-0x8000000000000000" overflowed.
+TEST(ValidatorSections, IntegersNeverWrapAndHexHasNoSign) {
+  EXPECT_TRUE(Validate(BaseYaml("  priority: 0xf\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -0xfffffffffffffff1\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -0xffffffffffffff81\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -0x8000000000000000\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: 0xffffffffffffffff\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: 0x-1\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -9223372036854775809\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: 99999999999999999999\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: --1\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  priority: -\n")).ok());
+  ValidationOutcome signed_hex = Validate(BaseYaml("  priority: -0x1\n"));
+  ASSERT_NE(FindDiagnostic(signed_hex, "sm.priority"), nullptr) << AllDiagnostics(signed_hex);
+  EXPECT_NE(FindDiagnostic(signed_hex, "sm.priority")->what.find("is not an integer"),
+            std::string::npos);
+}
+
 TEST(ValidatorSections, PortGuidMustBeHexWithPrefix) {
   EXPECT_TRUE(Validate(BaseYaml("  port_guid: 0x0002c90300a1b2c3\n")).ok());
   EXPECT_TRUE(Validate(BaseYaml("  port_guid: \"0x0002C90300A1B2C3\"\n")).ok());
