@@ -1,15 +1,12 @@
 #include "daemon/control/peer_credentials.h"
 
 #include <grp.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace smsupd::control {
 
@@ -30,43 +27,18 @@ Result<PeerIdentity> ReadPeerIdentity(int fd) {
   return PeerIdentity{credentials.pid, credentials.uid, credentials.gid};
 }
 
-namespace {
-
-std::optional<std::vector<gid_t>> ProcGroups(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  if (!status) return std::nullopt;
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Groups:", 0) != 0) continue;
-    std::istringstream fields(line.substr(7));
-    std::vector<gid_t> groups;
-    unsigned long gid;
-    while (fields >> gid) groups.push_back(static_cast<gid_t>(gid));
-    return groups;
+Result<std::vector<gid_t>> ReadPeerGroups(int fd) {
+  std::vector<gid_t> groups(64);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    socklen_t length = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &length) == 0) {
+      groups.resize(length / sizeof(gid_t));
+      return groups;
+    }
+    if (errno != ERANGE) break;
+    groups.resize(length / sizeof(gid_t) + 1);  // the kernel says how many it has
   }
-  return std::nullopt;
-}
-
-std::vector<gid_t> DatabaseGroups(uid_t uid, gid_t gid) {
-  passwd entry{};
-  passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || !found) return {};
-  int count = 64;
-  std::vector<gid_t> groups(count);
-  if (getgrouplist(found->pw_name, gid, groups.data(), &count) < 0) {
-    groups.resize(count);
-    if (getgrouplist(found->pw_name, gid, groups.data(), &count) < 0) return {};
-  }
-  groups.resize(count);
-  return groups;
-}
-
-}  // namespace
-
-std::vector<gid_t> PeerGroups(const PeerIdentity& peer) {
-  if (auto groups = ProcGroups(peer.pid)) return *groups;
-  return DatabaseGroups(peer.uid, peer.gid);
+  return Error{std::string("cannot read the peer's groups: ") + std::strerror(errno)};
 }
 
 AccessLevel DecideAccess(const PeerIdentity& peer, const std::vector<gid_t>& groups,
@@ -96,8 +68,11 @@ PeerAuthenticator SystemPeerAuthenticator(std::string control_group) {
     // Root and the daemon's own user need no group look-ups (the common,
     // latency-sensitive case: /proc and the group database are read per call).
     AccessLevel access = DecideAccess(*peer, {}, geteuid(), std::nullopt);
-    if (access != AccessLevel::kFull)
-      access = DecideAccess(*peer, PeerGroups(*peer), geteuid(), LookupGroup(control_group));
+    if (access != AccessLevel::kFull) {
+      auto groups = ReadPeerGroups(fd);
+      if (!groups) return groups.error();
+      access = DecideAccess(*peer, *groups, geteuid(), LookupGroup(control_group));
+    }
     return Caller{peer->pid, peer->uid, peer->gid, access};
   };
 }

@@ -26,10 +26,10 @@ struct PeerIdentity {
 };
 Result<PeerIdentity> ReadPeerIdentity(int fd);
 
-// The supplementary groups the peer process runs with ("Groups:" of
-// /proc/<pid>/status); falls back to the user's groups from the group
-// database (getgrouplist) when /proc cannot be read.
-std::vector<gid_t> PeerGroups(const PeerIdentity& peer);
+// The supplementary groups the peer process had when it connected
+// (SO_PEERGROUPS): the kernel's record of this connection, never a look-up
+// by pid (a pid may be reused) or by user name.
+Result<std::vector<gid_t>> ReadPeerGroups(int fd);
 
 // The access rule in one place: uid 0 or `daemon_uid` -> kFull; primary or
 // supplementary group == `control_gid` -> kReadOnly; else kNone.
@@ -39,7 +39,7 @@ AccessLevel DecideAccess(const PeerIdentity& peer, const std::vector<gid_t>& gro
 // Looks up a group by name; nullopt if it does not exist.
 std::optional<gid_t> LookupGroup(const std::string& name);
 
-// The production authenticator: SO_PEERCRED + PeerGroups + DecideAccess with
+// The production authenticator: SO_PEERCRED + SO_PEERGROUPS + DecideAccess with
 // the daemon's effective uid. The group is looked up per connection, so a
 // group created after start-up takes effect.
 PeerAuthenticator SystemPeerAuthenticator(std::string control_group);

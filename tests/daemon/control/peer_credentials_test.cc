@@ -134,5 +134,53 @@ TEST(PeerCredentialsTest, RealNonRootClientsGetTheirAccessLevel) {
   }
 }
 
+// The groups are those of the connection, not of whatever process has the
+// peer's pid when the daemon looks: here the peer has exited (and been
+// reaped) before its connection is accepted, and its control group is only a
+// supplementary group of its process, not in the group database. Reading
+// /proc/<pid> (then the database) denied it; SO_PEERGROUPS does not.
+TEST(PeerCredentialsTest, GroupsComeFromTheConnectionNotFromThePid) {
+  ASSERT_EQ(geteuid(), 0u) << "runs as root, to switch the child's uid";
+  auto control_group = testbed::TemporaryGroup::Create("smsupd-pg");
+  ASSERT_TRUE(control_group.ok()) << control_group.error().message;
+  auto gid = LookupGroup((*control_group)->name());
+  ASSERT_TRUE(gid.has_value());
+  char pattern[] = "/tmp/peer-groups-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/sock";
+  ASSERT_EQ(chmod(pattern, 0755), 0);
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+
+  pid_t child = fork();
+  if (child == 0) {
+    const gid_t supplementary = *gid;
+    if (setgroups(1, &supplementary) != 0 || setresgid(4242, 4242, 4242) != 0 ||
+        setresuid(65534, 65534, 65534) != 0)
+      _exit(kChildSetupFailed);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    _exit(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not connect";
+
+  int connection = accept(listener, nullptr, nullptr);
+  ASSERT_GE(connection, 0);
+  auto caller = SystemPeerAuthenticator((*control_group)->name())(connection);
+  ASSERT_TRUE(caller.ok()) << caller.error().message;
+  EXPECT_EQ(caller->uid, 65534u);
+  EXPECT_EQ(caller->access, AccessLevel::kReadOnly);
+  close(connection);
+  close(listener);
+  unlink(path.c_str());
+  rmdir(pattern);
+}
+
 }  // namespace
 }  // namespace smsupd::control
