@@ -20,6 +20,7 @@ const char* ResultCodeName(ResultCode code) {
     case ResultCode::kTimeout: return "timeout";
     case ResultCode::kBadVersion: return "bad-version";
     case ResultCode::kTooSlow: return "too-slow";
+    case ResultCode::kApplyInProgress: return "apply-in-progress";
   }
   return "unknown";
 }

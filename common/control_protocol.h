@@ -28,7 +28,17 @@
 //              "unsupported" until a daemon implements them: failover(7),
 //              plan(8), history(9), rollback(10).
 //   version 1, later: plan(8), history(9) and rollback(10) implemented
-//              (arguments below); reload takes "timeout_ms" too.
+//              (arguments below); reload takes "timeout_ms" too, and its
+//              reply carries the apply result (generation, hash, plan,
+//              verification, rolled_back, restart_needed; with "wait": true
+//              it comes once verification ended).
+//   version 1, later: render(6) is reserved: no daemon implements it (its
+//              output would carry the SM_Key; `smctl render` renders
+//              offline). Result code 11 apply-in-progress answers reload and
+//              rollback while another apply runs (they were answered 7 busy,
+//              which now means only "connection cap reached"). plan's "file"
+//              is only a name for diagnostics: the daemon never opens a path
+//              a caller gives (smctl always sends the text).
 #pragma once
 
 #include <sys/types.h>
@@ -72,6 +82,7 @@ enum class ResultCode : int {
   kTimeout = 8,           // the connection was idle or a request was too slow
   kBadVersion = 9,        // protocol version not spoken by this daemon
   kTooSlow = 10,          // an `events --follow` reader fell behind and was dropped
+  kApplyInProgress = 11,  // another config apply is running; try again when it is done
 };
 
 // "success", "permission-denied", ... (stable, for logs and smctl --json).
@@ -98,7 +109,7 @@ inline constexpr std::array<CommandInfo, 11> kCommands = {{
     {"events", 3, Access::kReadOnly, 1, false, "recent events; optionally follow new ones"},
     {"reload", 4, Access::kChanging, 1, false, "re-read, validate and apply the config file"},
     {"validate", 5, Access::kReadOnly, 1, false, "validate the config file on disk or given text"},
-    {"render", 6, Access::kChanging, 1, false, "render config text into OpenSM's files"},
+    {"render", 6, Access::kChanging, 1, true, "reserved: smctl render works offline"},
     {"failover", 7, Access::kChanging, 1, false, "hand mastership to another SM"},
     {"plan", 8, Access::kReadOnly, 1, false, "what a reload would change"},
     {"history", 9, Access::kReadOnly, 1, false, "applied config generations"},

@@ -123,7 +123,7 @@ std::string FormatCommandList(const nlohmann::json& commands) {
   std::string text = Row("%-14s  %-9s  %s", "COMMAND", "ACCESS", "WHAT IT DOES");
   for (const auto& command : commands) {
     std::string summary = command.value("summary", "");
-    if (command.value("reserved", false)) summary += " (reserved: later)";
+    if (command.value("reserved", false)) summary += " (reserved)";
     text += Row("%-14s  %-9s  %s", command.value("name", "?").c_str(),
                 command.value("access", "?").c_str(), summary.c_str());
   }

@@ -146,13 +146,13 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
       reload_queued_ = true;  // applied once the running one is done
       spdlog::info("RELOAD_QUEUED a SIGHUP arrived while generation {} is being applied",
                    run_->generation);
-      return reply(MakeResponse(ResultCode::kBusy, "queued"));
+      return reply(MakeResponse(ResultCode::kApplyInProgress, "queued"));
     }
     // An invalid file is refused as invalid, busy or not: config management
     // must get the diagnostics, not "try again".
     if (auto next = LoadForApply(request); !next)
       return reply(MakeResponse(ResultCode::kError, next.error().message));
-    return reply(MakeResponse(ResultCode::kBusy, "generation " + std::to_string(run_->generation) +
+    return reply(MakeResponse(ResultCode::kApplyInProgress, "generation " + std::to_string(run_->generation) +
                                                      " is being applied; try again when it is done"));
   }
   hooks_.reloading("applying " + config_path_);

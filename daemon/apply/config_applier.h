@@ -8,7 +8,7 @@
 //   back to the generation that was current / drift on a STANDBY.
 //
 // One apply runs at a time: a command arriving meanwhile is refused
-// (kBusy); a SIGHUP arriving meanwhile is remembered and applied after it.
+// (kApplyInProgress); a SIGHUP arriving meanwhile is remembered and applied after it.
 // The applier owns the run in progress, the queued reload, the startup-only
 // options waiting for a restart, the end ports last seen (for plans) and the
 // generation store; it is the one writer of RunningConfig. It reaches

@@ -103,9 +103,9 @@ void ConfigApplier::HandleRollback(const control::Request& request, const contro
   apply.from_generation = *target;
   StartApply(std::move(apply), [this, target = *target, reply = std::move(reply)](control::Response response) {
     if (response.arguments.is_object()) response.arguments["rolled_back_to"] = target;
-    if (response.result != ResultCode::kBusy)
+    if (response.result != ResultCode::kApplyInProgress)
       response.text = "rollback to generation " + std::to_string(target) + ": " + response.text;
-    if (response.result != ResultCode::kBusy)
+    if (response.result != ResultCode::kApplyInProgress)
       reporter_.AddEvent(control::kEventConfigRolledBack,
                {{"to", target}, {"generation", response.arguments.value("generation", nlohmann::json(nullptr))},
                 {"text", response.text}});

@@ -12,6 +12,8 @@
 #include <future>
 #include <mutex>
 
+#include "common/control_protocol.h"
+#include "smctl/control_client.h"
 #include "tests/daemon/fabric/fake_fabric.h"
 
 namespace smsupd {
@@ -144,6 +146,28 @@ TEST_F(DaemonTest, InvalidReloadChangesNothing) {
   daemon.RequestStop();
   ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
   EXPECT_EQ(exit_code.get(), 0);
+}
+
+// The protocol header and the daemon agree: every command the header lists
+// as implemented is answered (render was listed and answered "not
+// implemented"), and a reserved one is refused as unsupported.
+TEST_F(DaemonTest, EveryCommandTheProtocolListsIsImplemented) {
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  for (const control::CommandInfo& command : control::kCommands) {
+    smctl::ControlClient client(dir_ + "/run/sock", 30s);
+    auto response =
+        client.Call({control::kProtocolVersion, std::string(command.name), nlohmann::json::object()});
+    ASSERT_TRUE(response) << command.name << ": " << client.error().message;
+    if (command.reserved)
+      EXPECT_EQ(response->result, control::ResultCode::kUnsupported) << command.name;
+    else
+      EXPECT_NE(response->result, control::ResultCode::kUnsupported)
+          << command.name << " is listed as implemented: " << response->text;
+  }
+  daemon.RequestStop();
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
 }
 
 }  // namespace

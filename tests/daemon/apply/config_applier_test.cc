@@ -199,7 +199,7 @@ TEST_F(ConfigApplierTest, ACommandDuringAnApplyIsBusyASignalIsQueued) {
   ASSERT_TRUE(applier_->busy());
   auto* second = Send("reload", nlohmann::json::object());
   ASSERT_TRUE(second->has_value());
-  EXPECT_EQ((*second)->result, ResultCode::kBusy);
+  EXPECT_EQ((*second)->result, ResultCode::kApplyInProgress);
   applier_->Reload();  // SIGHUP: remembered
   // No SUBNET UP: each sweep wait ends by the clock, verification runs.
   ASSERT_TRUE(RunAdvancing([&] { return first->has_value(); }));
