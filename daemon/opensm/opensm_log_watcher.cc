@@ -1,6 +1,7 @@
 #include "daemon/opensm/opensm_log_watcher.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +124,7 @@ bool OpenSmLogWatcher::OpenCurrent(bool from_end) {
   inode_ = info.st_ino;
   offset_ = from_end ? info.st_size : 0;
   partial_.clear();
+  discarding_ = false;
   return true;
 }
 
@@ -147,25 +149,58 @@ void OpenSmLogWatcher::PollNow() {
   if (::fstat(fd_, &open_file) == 0 && open_file.st_size < offset_) {
     offset_ = 0;  // truncated
     partial_.clear();
+    discarding_ = false;
   }
   ReadAvailable();
 }
 
+// At most kMaxReadPerPoll bytes per call, so the event loop is never held
+// by a large log; a backlog beyond kMaxBacklog (a verbose OpenSM, a log
+// found long after it was written) is skipped, with a warning: the lines
+// acted on are about now, and verification never depends on them alone.
 void OpenSmLogWatcher::ReadAvailable() {
+  struct stat info {};
+  if (fd_ >= 0 && ::fstat(fd_, &info) == 0 && info.st_size - offset_ > kMaxBacklog) {
+    spdlog::warn("OPENSM_LOG_SKIPPED {} bytes of {} not read: too far behind", info.st_size - offset_,
+                 path_);
+    offset_ = info.st_size;
+    partial_.clear();
+    // Unless the skip ended at a line's start, the rest of that line is not one.
+    char before = '\n';
+    discarding_ = ::pread(fd_, &before, 1, offset_ - 1) == 1 && before != '\n';
+  }
   char chunk[16384];
-  while (running_ && fd_ >= 0) {
+  off_t budget = kMaxReadPerPoll;
+  while (running_ && fd_ >= 0 && budget > 0) {
     ssize_t n = ::pread(fd_, chunk, sizeof chunk, offset_);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
     offset_ += n;
-    partial_.append(chunk, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t newline; (newline = partial_.find('\n', start)) != std::string::npos;
-         start = newline + 1) {
-      Deliver(std::string_view(partial_).substr(start, newline - start));
-      if (!running_) return;  // Stop() from inside on_event
+    budget -= n;
+    Consume(std::string_view(chunk, static_cast<std::size_t>(n)));
+  }
+}
+
+// Splits `bytes` into lines. A line longer than kMaxLineBytes is dropped
+// whole: no OpenSM line the daemon acts on is that long, and the partial
+// line must not grow without bound.
+void OpenSmLogWatcher::Consume(std::string_view bytes) {
+  while (!bytes.empty() && running_) {
+    const std::size_t newline = bytes.find('\n');
+    const std::string_view piece = bytes.substr(0, newline);
+    if (!discarding_) {
+      if (partial_.size() + piece.size() > kMaxLineBytes) {
+        partial_.clear();
+        discarding_ = true;
+      } else {
+        partial_.append(piece);
+      }
     }
-    partial_.erase(0, start);
+    if (newline == std::string_view::npos) return;
+    if (!discarding_) Deliver(partial_);
+    partial_.clear();
+    discarding_ = false;
+    bytes.remove_prefix(newline + 1);
   }
 }
 

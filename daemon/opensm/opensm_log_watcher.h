@@ -38,6 +38,9 @@
 //
 // Runs on the io_context thread; polls every `interval` (no inotify: the
 // same code works on every file system and the cost is one fstat per poll).
+// Bounded: one poll reads at most kMaxReadPerPoll, a backlog over
+// kMaxBacklog is skipped (OPENSM_LOG_SKIPPED), a line over kMaxLineBytes is
+// dropped.
 #pragma once
 
 #include <sys/types.h>
@@ -89,7 +92,13 @@ class OpenSmLogWatcher {
   // caller that wants the newest lines before deciding.
   void PollNow();
 
+  static constexpr off_t kMaxReadPerPoll = 1 << 20;
+  static constexpr off_t kMaxBacklog = 16 << 20;
+  static constexpr std::size_t kMaxLineBytes = 64 << 10;
+
   std::uint64_t subnet_up_count() const { return subnet_up_count_; }
+  // Bytes of an unfinished line held in memory (at most kMaxLineBytes).
+  std::size_t buffered_bytes() const { return partial_.size(); }
   const std::string& path() const { return path_; }
 
  private:
@@ -97,6 +106,7 @@ class OpenSmLogWatcher {
   bool OpenCurrent(bool from_end);
   void CloseFile();
   void ReadAvailable();
+  void Consume(std::string_view bytes);
   void Deliver(std::string_view line);
 
   boost::asio::io_context& io_;
@@ -108,7 +118,8 @@ class OpenSmLogWatcher {
   dev_t device_ = 0;
   ino_t inode_ = 0;
   off_t offset_ = 0;
-  std::string partial_;  // bytes after the last newline
+  std::string partial_;      // bytes after the last newline
+  bool discarding_ = false;  // inside an over-long (or skipped) line
   std::uint64_t subnet_up_count_ = 0;
   bool running_ = false;
 };

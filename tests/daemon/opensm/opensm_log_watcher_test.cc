@@ -136,6 +136,46 @@ TEST_F(LogWatcherTest, SurvivesRotationAndReadsTheRestOfTheOldFile) {
   EXPECT_EQ(watcher_->subnet_up_count(), 2u);
 }
 
+// One poll read a whole new log on the event loop, however large.
+TEST_F(LogWatcherTest, APollReadsABoundedAmountAndCatchesUpLater) {
+  StartWatcher();
+  watcher_->PollNow();
+  const std::string filler = std::string(kInfo) + "\n";
+  std::string text;
+  while (text.size() < 3 * OpenSmLogWatcher::kMaxReadPerPoll) text += filler;
+  Append(text + kSubnetUp + "\n");
+  watcher_->PollNow();
+  EXPECT_TRUE(seen_.empty()) << "read more than one poll's share";
+  for (int i = 0; i < 4 && seen_.empty(); ++i) watcher_->PollNow();
+  EXPECT_EQ(seen_, std::vector<Kind>{Kind::kSubnetUp});
+}
+
+TEST_F(LogWatcherTest, AFarBacklogIsSkippedToTheEnd) {
+  StartWatcher();
+  watcher_->PollNow();
+  Append(std::string(kMaster) + "\n");
+  Append(std::string(OpenSmLogWatcher::kMaxBacklog, 'x') + "\n");
+  watcher_->PollNow();
+  EXPECT_TRUE(seen_.empty()) << "the skipped part was read";
+  Append(std::string(kSubnetUp) + "\n");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, std::vector<Kind>{Kind::kSubnetUp});
+}
+
+// The partial line grew without bound.
+TEST_F(LogWatcherTest, AnEndlessLineIsDroppedNotBuffered) {
+  StartWatcher();
+  watcher_->PollNow();
+  for (int i = 0; i < 8; ++i) {
+    Append(std::string(OpenSmLogWatcher::kMaxLineBytes / 2, 'y'));
+    watcher_->PollNow();
+    EXPECT_LE(watcher_->buffered_bytes(), OpenSmLogWatcher::kMaxLineBytes);
+  }
+  Append(" 0x02 -> SUBNET UP\n" + std::string(kSubnetUp) + "\n");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, std::vector<Kind>{Kind::kSubnetUp}) << "only the line after the long one counts";
+}
+
 TEST_F(LogWatcherTest, PollsOnItsOwnTimer) {
   StartWatcher();
   Append(std::string(kSubnetUp) + "\n");
