@@ -38,6 +38,7 @@ inline constexpr char kProblemHandoverFailed[] = "HANDOVER_FAILED";
 inline constexpr char kProblemTakeoverFailed[] = "TAKEOVER_FAILED";
 // Raised by the failover controller (watch rounds).
 inline constexpr char kProblemOpenSmNotSweeping[] = "OPENSM_NOT_SWEEPING";
+inline constexpr char kProblemMadThreadStuck[] = "MAD_THREAD_STUCK";
 // Raised by the local OpenSM's supervision.
 inline constexpr char kProblemOpenSmCrashLoop[] = "OPENSM_CRASH_LOOP";
 inline constexpr char kProblemOpenSmStartFailed[] = "OPENSM_START_FAILED";
@@ -46,7 +47,7 @@ inline constexpr char kProblemLocalPortUnreadable[] = "LOCAL_PORT_UNREADABLE";
 inline constexpr char kProblemRestartNeeded[] = "RESTART_NEEDED";
 inline constexpr char kProblemPKeyDrift[] = "PKEY_DRIFT";
 
-inline constexpr std::array<ProblemInfo, 16> kProblems = {{
+inline constexpr std::array<ProblemInfo, 17> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -58,6 +59,7 @@ inline constexpr std::array<ProblemInfo, 16> kProblems = {{
     {kProblemHandoverFailed, Severity::kCritical, "a handover did not complete"},
     {kProblemTakeoverFailed, Severity::kCritical, "a take-over did not complete"},
     {kProblemOpenSmNotSweeping, Severity::kCritical, "the local MASTER does not finish heavy sweeps"},
+    {kProblemMadThreadStuck, Severity::kCritical, "a MAD call hangs: the subnet is not being watched"},
     {kProblemOpenSmCrashLoop, Severity::kCritical, "the local OpenSM keeps exiting"},
     {kProblemOpenSmStartFailed, Severity::kCritical, "the local OpenSM cannot be started"},
     {kProblemLocalPortUnreadable, Severity::kWarning, "the local port cannot be read over MADs"},

@@ -13,7 +13,8 @@
 // thread cannot be cancelled safely); its late result is dropped. Calls
 // queued behind it are not started once their own deadline has passed: they
 // get the deadline error too, so the caller always hears back in time.
-// Stuck() tells the daemon the MAD thread is wedged (a health problem).
+// Stuck() tells the daemon the MAD thread is wedged (the failover controller
+// raises MAD_THREAD_STUCK).
 //
 // Each `done` runs exactly once, on the io_context, unless Stop() ran first.
 #pragma once

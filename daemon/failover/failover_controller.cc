@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "common/problems.h"
+
 namespace smsupd {
 namespace {
 
@@ -112,6 +114,7 @@ void FailoverController::RunRound() {
 }
 
 void FailoverController::OnRound(const WatchRound& round) {
+  CheckMadThread();
   UpdateMasterWatch(round);
   UpdateInventory(round);
   last_round_ = round;
@@ -181,6 +184,16 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
   latest_ = std::move(seen);
 }
 
+// A call on the MAD thread past its deadline holds every later one: the
+// rounds come back late, and nothing on the fabric is seen meanwhile.
+void FailoverController::CheckMadThread() {
+  const bool stuck = worker_.Stuck();
+  if (stuck == mad_stuck_raised_) return;
+  mad_stuck_raised_ = stuck;
+  Problem(kProblemMadThreadStuck,
+          "a MAD call on the MAD thread is past its deadline: the subnet is not being watched", stuck);
+}
+
 // OpenSM re-reads sm_priority in the heavy sweep a SIGHUP forces; a MASTER
 // still at the old priority long after is not sweeping (stuck in a sweep
 // whose MADs never completed). Raised for the operator: the fabric keeps
@@ -193,7 +206,7 @@ void FailoverController::CheckPriorityApplied(const WatchRound& round) {
                      round.local_sm->priority != *wanted;
   if (!stale) {
     priority_stale_since_.reset();
-    if (not_sweeping_raised_) Problem("OPENSM_NOT_SWEEPING", "", false);
+    if (not_sweeping_raised_) Problem(kProblemOpenSmNotSweeping, "", false);
     not_sweeping_raised_ = false;
     return;
   }
@@ -201,7 +214,7 @@ void FailoverController::CheckPriorityApplied(const WatchRound& round) {
   if (!priority_stale_since_) priority_stale_since_ = now;
   if (!not_sweeping_raised_ && now - *priority_stale_since_ >= kSweepGrace) {
     not_sweeping_raised_ = true;
-    Problem("OPENSM_NOT_SWEEPING",
+    Problem(kProblemOpenSmNotSweeping,
                       "the local MASTER still runs at priority " +
                           std::to_string(round.local_sm->priority) + " " +
                           std::to_string(kSweepGrace.count()) + " s after being set to " +

@@ -94,6 +94,7 @@ class FailoverController {
   void UpdateMasterWatch(const WatchRound& round);
   void UpdateInventory(const WatchRound& round);
   void CheckPriorityApplied(const WatchRound& round);
+  void CheckMadThread();
   void InventoryNow();
   std::optional<SmInfo> LocalSmInfo() const;
 
@@ -136,6 +137,7 @@ class FailoverController {
   // The local SM has reported a priority other than the commanded one since.
   std::optional<std::chrono::steady_clock::time_point> priority_stale_since_;
   bool not_sweeping_raised_ = false;
+  bool mad_stuck_raised_ = false;
 
   // The operator waiting for a failover answer.
   struct Waiting {

@@ -244,5 +244,18 @@ TEST_F(FailoverControllerTest, StopOnTheMasterHandsOverBeforeStoppingOpenSm) {
   ASSERT_TRUE(RunUntil([&] { return seen_.stops > 0; }));
 }
 
+// Stuck() was documented as a health problem and nothing raised it.
+TEST_F(FailoverControllerTest, AHangingMadCallIsAProblemUntilItReturns) {
+  TwoSms(SmState::kStandby, SmState::kMaster, 1);
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunRounds(2));
+  fabric_->BlockCalls();
+  ASSERT_TRUE(RunUntil([&] { return seen_.problems["MAD_THREAD_STUCK"]; }, 10000ms))
+      << "a wedged MAD thread went unreported";
+  fabric_->ReleaseCalls();
+  ASSERT_TRUE(RunUntil([&] { return !seen_.problems["MAD_THREAD_STUCK"]; }, 10000ms));
+}
+
 }  // namespace
 }  // namespace smsupd
