@@ -20,7 +20,8 @@ constexpr milliseconds kSweepDeadline(60000);
 class OpenSmFailoverTest : public FabricTest {
  protected:
   // Starts the master (15) and, once it is MASTER, the standby (5): two
-  // OpenSMs started together can both become master (FABRIC.md).
+  // OpenSMs started together can both become master
+  // (docs/opensm-behaviour.md "Start-up races: dual master and no master").
   void StartMasterAndStandby() {
     Result<Topology> topo = MakeFatTree(4, 4, 2);
     ASSERT_TRUE(topo.ok()) << topo.error().message;

@@ -29,7 +29,8 @@ std::string RenderOpenSmConf(Guid port_guid, int priority, const std::string& di
                              const std::map<std::string, std::string>& options);
 
 // Tuned polling for failover tests: a standby notices a dead master after
-// (2 + 1) x 1 s instead of OpenSM's 50-60 s (FABRIC.md).
+// (2 + 1) x 1 s instead of OpenSM's 50-60 s (docs/opensm-behaviour.md
+// "OpenSM's own failover timing").
 std::map<std::string, std::string> FastFailoverOptions();
 
 // Renders <dir>/opensm.conf and starts `opensm -F <conf>` on spec.node. The

@@ -57,7 +57,8 @@ Status FailoverBed::Start() {
     monitor_->Start();
   }
   if (!options_.start_standby) return Status::Ok();
-  // Only now: two OpenSMs started together can both become master (FABRIC.md).
+  // Only now: two OpenSMs started together can both become master
+  // (docs/opensm-behaviour.md "Start-up races: dual master and no master").
   if (Status s = StartNode(1, SmStateValue::kStandby); !s) return s;
   if (Status s = WaitForSoleMaster(names_[0], options_.setup_deadline); !s) return s;
   return WaitForSteadyState(names_[0], names_[1], options_.setup_deadline);

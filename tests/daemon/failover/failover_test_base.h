@@ -22,7 +22,8 @@ namespace smsupd::testbed {
 inline constexpr std::chrono::milliseconds kFailoverDeadline(30000);
 inline constexpr std::chrono::milliseconds kSetupDeadline(60000);
 // OpenSM's own handover (heavy sweep, HANDOVER, ack) took ~1.1 s on the
-// 648-HCA fabric (FABRIC.md); 3 s leaves room for a loaded machine.
+// 648-HCA fabric (docs/opensm-behaviour.md "Controlled failover: safe and unsafe
+// priority changes"); 3 s leaves room for a loaded machine.
 inline constexpr std::chrono::milliseconds kMaxDualMaster(3000);
 
 class FailoverTest : public FabricTest {

@@ -38,7 +38,8 @@ class PKeyRollbackTest : public PKeyApplyTest {
 // it, but before OpenSM reads it, OpenSM is stopped (SIGSTOP) around the
 // install: the SIGHUP stays pending until SIGCONT. A comments-only file makes
 // OpenSM 3.3.23 drop every partition ("Partition configuration in error;
-// retrying with default config", FABRIC.md): every port becomes a full
+// retrying with default config", docs/opensm-behaviour.md "partitions.conf errors:
+// fallback to the default partition"): every port becomes a full
 // member of 0x7fff, which the verification must catch and roll back.
 TEST_F(PKeyRollbackTest, AChangeOpenSmRejectsIsRolledBackAutomatically) {
   FabricPKeyTables before = Tables();
