@@ -199,10 +199,15 @@ void Daemon::WaitForSignals() {
 // sure the process ends even if that never completes.
 void Daemon::Shutdown() {
   stopping_ = true;
-  notifier_.Notify("STOPPING=1");
-  applier_->Stop();
   auto limit = std::chrono::milliseconds(running_.config.sm.failover.handover_timeout_ms) +
                options_.opensm_tuning.stop_deadline + std::chrono::seconds(5);
+  // The service manager waits the whole sequence (a handover first), not
+  // only its own TimeoutStopSec: a stop cut short leaves OpenSM running.
+  notifier_.Notify("STOPPING=1\nEXTEND_TIMEOUT_USEC=" +
+                   std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      limit + std::chrono::seconds(5))
+                                      .count()));
+  applier_->Stop();
   stop_timer_.expires_after(limit);
   stop_timer_.async_wait([this](boost::system::error_code error) {
     if (error) return;
@@ -226,12 +231,13 @@ void Daemon::FinishStop() {
 
 // Pinged from the event loop itself: a wedged loop stops the pings and
 // systemd restarts us (KillMode=process keeps OpenSM, the next smsupd adopts it).
+// Also while stopping: a handover can outlast the watchdog interval.
 void Daemon::StartWatchdog() {
   auto timeout = notifier_.WatchdogTimeout();
   if (!timeout) return;
   watchdog_timer_.expires_after(*timeout / 2);
   watchdog_timer_.async_wait([this](boost::system::error_code error) {
-    if (error || stopping_) return;
+    if (error || finished_) return;
     notifier_.Notify("WATCHDOG=1");
     StartWatchdog();
   });

@@ -170,5 +170,33 @@ TEST_F(DaemonTest, EveryCommandTheProtocolListsIsImplemented) {
   ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
 }
 
+// A stop can take longer than the watchdog interval (a handover, an
+// OpenSM slow to exit): the pings went silent at STOPPING=1, and systemd was
+// never told to wait longer than its own TimeoutStopSec.
+TEST_F(DaemonTest, AStopKeepsTheWatchdogFedAndAsksSystemdToWait) {
+  std::ofstream(dir_ + "/fake-opensm") << "#!/bin/sh\ntrap '' TERM HUP\ntouch " << dir_
+                                       << "/ignoring\nwhile :; do sleep 1 & wait $!; done\n";
+  options_.opensm_tuning.stop_deadline = 600ms;  // SIGKILL after that
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!fs::exists(dir_ + "/ignoring") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);  // polling a condition, not synchronising on time
+  ASSERT_TRUE(fs::exists(dir_ + "/ignoring")) << "the fake OpenSM never started";
+  daemon.RequestStop();
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(exit_code.get(), 0);
+  std::vector<std::string> messages = notifier_.messages();
+  auto stopping = std::find_if(messages.begin(), messages.end(), [](const std::string& m) {
+    return m.rfind("STOPPING=1", 0) == 0;
+  });
+  ASSERT_NE(stopping, messages.end());
+  EXPECT_NE(stopping->find("EXTEND_TIMEOUT_USEC="), std::string::npos) << *stopping;
+  const auto pings_while_stopping = std::count(stopping, messages.end(), std::string("WATCHDOG=1"));
+  // OpenSM ignores SIGTERM for 600 ms; the watchdog interval is 20 ms.
+  EXPECT_GE(pings_while_stopping, 5) << "the watchdog went silent while stopping";
+}
+
 }  // namespace
 }  // namespace smsupd
