@@ -179,7 +179,7 @@ std::map<std::string, std::string> SimulatedFabric::NodeEnvironment(const std::s
   const char* asan = std::getenv("ASAN_OPTIONS");
   std::string asan_options = std::string(asan ? asan : "") +
                              ":verify_asan_link_order=0:detect_leaks=0:suppressions=" + dir_ + "/asan.supp";
-  const std::string preload = std::string(SMSUPD_TESTBED_TRAP_TIMEOUT_PATH) + ":" + kUmad2SimLibrary;
+  const std::string preload = std::string(SMSUPD_TESTBED_MAD_TIMEOUT_PATH) + ":" + kUmad2SimLibrary;
   return {{"LD_PRELOAD", preload}, {"SIM_HOST", node},
           {"IBSIM_SOCKNAME", socket_name_}, {"OSM_TMP_DIR", dir + "/tmp"},
           {"OSM_CACHE_DIR", dir + "/cache"}, {"ASAN_OPTIONS", asan_options}};
