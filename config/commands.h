@@ -19,7 +19,7 @@ int RunValidateCommand(const std::string& file, bool json, std::ostream& out,
                        std::ostream& err);
 
 // Validates `file`, then writes opensm.conf and partitions.conf into
-// `out_dir` atomically (opensm.conf with mode 0600 when it holds a key).
+// `out_dir` atomically (opensm.conf with mode 0600: it may hold keys).
 int RunRenderCommand(const std::string& file, const std::string& out_dir,
                      std::ostream& out, std::ostream& err);
 

@@ -1,6 +1,7 @@
 // PlanConfigChange: opensm.conf options and every other setting.
 #include <algorithm>
 
+#include "common/secrets.h"
 #include "config/opensm_options.h"
 #include "config/plan.h"
 #include "config/renderer.h"
@@ -106,9 +107,10 @@ std::vector<OptionPlan> PlanOptions(const Config& before, const Config& after, G
     if (ReportedElsewhere(option.name)) continue;
     std::string old_value = ValueOr(old_values, option);
     std::string new_value = ValueOr(new_values, option);
-    if (old_value != new_value)
-      options.push_back(
-          {std::string(option.name), old_value, new_value, !option.changeable_at_runtime});
+    if (old_value == new_value) continue;
+    if (IsSecretOption(option.name)) old_value = new_value = std::string(kRedacted);
+    options.push_back(
+        {std::string(option.name), old_value, new_value, !option.changeable_at_runtime});
   }
   return options;
 }

@@ -94,7 +94,6 @@ RenderedFiles Render(const Config& config, const RenderInputs& inputs) {
   files.config_hash = ConfigHash(config.source_text);
   files.opensm_conf = RenderOpenSmConf(config, inputs, files.config_hash);
   files.partitions_conf = RenderPartitionsConf(config, SmPort(config, inputs), files.config_hash);
-  files.holds_secret = config.sm.sm_key.has_value();
   return files;
 }
 
@@ -102,8 +101,8 @@ Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partiti
                           const std::string& opensm_conf_path) {
   Status written = WriteFileAtomically(partitions_path, files.partitions_conf, 0644);
   if (!written.ok()) return written;
-  return WriteFileAtomically(opensm_conf_path, files.opensm_conf,
-                             files.holds_secret ? 0600 : 0644);
+  // 0600 always: besides the SM_Key, the m_key and sa_key options may be set.
+  return WriteFileAtomically(opensm_conf_path, files.opensm_conf, 0600);
 }
 
 }  // namespace smsupd::config

@@ -27,16 +27,14 @@ struct RenderedFiles {
   std::string opensm_conf;
   std::string partitions_conf;
   std::string config_hash;  // hex SHA-256 of Config::source_text
-  // opensm.conf holds the SM_Key: write it with mode 0600.
-  bool holds_secret = false;
 };
 
 RenderedFiles Render(const Config& config, const RenderInputs& inputs);
 
 // Installs both rendered files atomically: partitions.conf first, so the
 // opensm.conf that names it never points at a file that is not there yet (a
-// missing file means "every port full in 0x7fff"); opensm.conf with mode 0600
-// when it holds the SM_Key. The error names the file that failed.
+// missing file means "every port full in 0x7fff"); opensm.conf always with
+// mode 0600 (the SM_Key, m_key and sa_key). The error names the file that failed.
 Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partitions_path,
                           const std::string& opensm_conf_path);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/atomic_file.h"
+#include "common/secrets.h"
 #include "config/opensm_options.h"
 #include "config/validator_internal.h"
 
@@ -66,7 +67,8 @@ void ReadOption(const YAML::Node& key, const YAML::Node& value, const std::strin
   bool is_yaml_bool = value.Tag() != "!" && (value.Scalar() == "true" || value.Scalar() == "false");
   Result<std::string> normalized = NormalizeOptionValue(*option, value.Scalar(), is_yaml_bool);
   if (!normalized.ok()) {
-    state.sink.Error(value, option_path, "'" + value.Scalar() + "' is not valid for " + name,
+    const std::string shown = IsSecretOption(name) ? std::string(kRedacted) : value.Scalar();
+    state.sink.Error(value, option_path, "'" + shown + "' is not valid for " + name,
                      "expected " + normalized.error().message);
     return;
   }

@@ -1,8 +1,15 @@
 #include "daemon/opensm/opensm_controller.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "common/problems.h"
+#include "common/secrets.h"
 
 namespace smsupd {
 namespace {
@@ -11,6 +18,21 @@ namespace {
 constexpr std::chrono::milliseconds kLogPollInterval{100};
 // Clearing the IsSM bit is one SMP; the deadline only guards a wedged MAD thread.
 constexpr std::chrono::milliseconds kClearSmFlagDeadline{1000};
+
+// OpenSM creates its log with mode 0644 and writes peers' SM_Keys into it
+// (ERR 2F18): it must be readable by root only. OpenSM appends to an
+// existing file and keeps its mode.
+void KeepLogPrivate(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    spdlog::warn("OPENSM_LOG_NOT_PRIVATE cannot open {}: {}", path, std::strerror(errno));
+    return;
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && (info.st_mode & 0077) != 0 && ::fchmod(fd, 0600) != 0)
+    spdlog::warn("OPENSM_LOG_NOT_PRIVATE cannot make {} mode 0600: {}", path, std::strerror(errno));
+  ::close(fd);
+}
 
 }  // namespace
 
@@ -64,7 +86,7 @@ void OpenSmController::OnLogEvent(const OpenSmLogEvent& event) {
   if (event.kind == Kind::kPartitionConfigError)
     spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
   else if (event.kind == Kind::kSmKeyMismatch)
-    spdlog::error("OPENSM_SM_KEY_MISMATCH {}", event.line);
+    spdlog::error("OPENSM_SM_KEY_MISMATCH {}", RedactSecrets(event.line));  // the peer's key
   else
     return;
   if (hooks_.on_log) hooks_.on_log(event);
@@ -110,6 +132,7 @@ void OpenSmController::Start(int priority, bool restart) {
   // Running, or waiting out the restart back-off: the supervisor starts it
   // with the file just written.
   if (state != OpenSmSnapshot::State::kStopped) return;
+  KeepLogPrivate(LogPath());
   Status started = supervisor_.Start();
   if (started) {
     has_run_ = true;
@@ -144,6 +167,7 @@ Status OpenSmController::Hangup() { return supervisor_.Hangup(); }
 
 void OpenSmController::Restart(const config::Config& config, Guid port,
                                std::function<void(Status)> done) {
+  KeepLogPrivate(LogPath());
   supervisor_.Restart(SpecFor(config, port), std::move(done));
 }
 

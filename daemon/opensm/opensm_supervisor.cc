@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "common/secrets.h"
 #include "daemon/opensm/opensm_pid_file.h"
 
 namespace smsupd {
@@ -110,7 +111,8 @@ void OpenSmSupervisor::RecordPid(pid_t pid) {
 ProcessCallbacks OpenSmSupervisor::Callbacks() {
   ProcessCallbacks callbacks;
   callbacks.on_output = [](std::string_view stream, std::string_view line) {
-    spdlog::info("OPENSM_OUTPUT {}: {}", stream, line);
+    // OpenSM prints every option it loads, keys included.
+    spdlog::info("OPENSM_OUTPUT {}: {}", stream, RedactSecrets(line));
   };
   callbacks.on_exit = [this](const ExitStatus& status) { OnExit(status); };
   return callbacks;

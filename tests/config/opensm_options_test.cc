@@ -79,6 +79,15 @@ TEST(OpenSmOptions, Hex64AndStrings) {
   EXPECT_FALSE(WithOption("routing_engine: ''").ok());
 }
 
+// A malformed key is still most of a key: the diagnostic must not echo it.
+TEST(OpenSmOptions, AnInvalidKeyIsNotEchoed) {
+  ValidationOutcome outcome = WithOption("sa_key: 0x1234567890abcdefz");
+  ASSERT_FALSE(outcome.ok());
+  std::string text = AllDiagnostics(outcome);
+  EXPECT_EQ(text.find("1234567890abcdef"), std::string::npos) << text;
+  EXPECT_NE(text.find("sa_key"), std::string::npos) << text;
+}
+
 TEST(OpenSmOptions, OptionsNeedingRestart) {
   Config before = *WithOption("sweep_interval: 5").config;
   Config after = before;

@@ -336,6 +336,22 @@ TEST(Plan, OtherSettingsAndTheKeyIsNeverPrinted) {
     EXPECT_EQ(everything.find(secret), std::string::npos) << secret;
 }
 
+// m_key and sa_key are ordinary OpenSM options: the plan showed their old
+// and new values.
+TEST(Plan, MKeyAndSaKeyChangesNeverShowTheirValues) {
+  ConfigPlan plan = Plan(
+      Yaml(kDefault, "  opensm:\n    options:\n      m_key: 0x1111222233334444\n"),
+      Yaml(kDefault, "  opensm:\n    options:\n      m_key: 0x5555666677778888\n"
+                     "      sa_key: 0x9999aaaabbbbcccc\n"));
+  ASSERT_EQ(plan.options.size(), 2u);
+  EXPECT_EQ(plan.options[0].name, "m_key");
+  EXPECT_EQ(plan.options[1].name, "sa_key");
+  std::string everything = plan.Format() + plan.ToJson().dump() + plan.Summary();
+  for (const char* secret : {"1111222233334444", "5555666677778888", "9999aaaabbbbcccc"})
+    EXPECT_EQ(everything.find(secret), std::string::npos) << secret << " in\n" << everything;
+  EXPECT_NE(everything.find("<redacted>"), std::string::npos);
+}
+
 TEST(Plan, DaemonOnlySettingsLeaveOpenSmUntouched) {
   ConfigPlan plan = Plan(Yaml(kDefault), Yaml(kDefault, "", "verify:\n  timeout_s: 5\n"));
   EXPECT_TRUE(plan.changed);

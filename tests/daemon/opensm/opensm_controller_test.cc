@@ -146,6 +146,17 @@ TEST_F(OpenSmControllerTest, StartRunsOpenSmAtThePriorityAndTellsTheDaemon) {
   EXPECT_EQ(fabric_->cleared, 0) << "a first start has no stale IsSM bit to clear";
 }
 
+// OpenSM writes a peer's SM_Key into its log (ERR 2F18) and creates the
+// file world-readable.
+TEST_F(OpenSmControllerTest, OpenSmsLogIsReadableByRootOnly) {
+  std::ofstream(dir_ + "/opensm.log") << "old line\n";
+  ::chmod((dir_ + "/opensm.log").c_str(), 0644);
+  controller_->Start(5, false);
+  struct stat info {};
+  ASSERT_EQ(::stat((dir_ + "/opensm.log").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
 TEST_F(OpenSmControllerTest, SetPriorityRewritesTheFileAndSignalsOpenSm) {
   controller_->Start(5, false);
   ASSERT_TRUE(RunUntil([&] { return static_cast<bool>(ReadWholeFile(dir_ + "/state/opensm.pid")); }));

@@ -10,6 +10,10 @@
 #include <boost/asio/io_context.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "daemon/opensm/opensm_pid_file.h"
 #include "daemon/process/pidfd_process_launcher.h"
@@ -82,6 +86,32 @@ class OpenSmSupervisorTest : public ::testing::Test {
   std::vector<OpenSmEvent> events_;
   std::vector<pid_t> pids_;
 };
+
+// OpenSM prints every option it loads on stdout, keys included, and smsupd
+// logged each line as OPENSM_OUTPUT.
+TEST_F(OpenSmSupervisorTest, OpenSmsOutputReachesTheLogWithoutKeys) {
+  std::ofstream(dir_ + "/fake-opensm")
+      << "#!/bin/sh\necho ' Loading Cached Option:sm_key = 0x00000000deadbeef'\n"
+      << "echo ' Loading Cached Option:m_key = 0x1122334455667788'\n"
+      << "echo ' Loading Cached Option:sweep_interval = 10'\n"
+      << "trap 'exit 0' TERM\nwhile :; do sleep 1 & wait $!; done\n";
+  auto captured = std::make_shared<std::ostringstream>();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*captured);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  bool seen = RunUntil([&] {
+    sink->flush();
+    return captured->str().find("sweep_interval") != std::string::npos;
+  });
+  spdlog::set_default_logger(previous);
+  ASSERT_TRUE(seen) << "OpenSM's output never reached the log:\n" << captured->str();
+  const std::string log = captured->str();
+  EXPECT_EQ(log.find("deadbeef"), std::string::npos) << log;
+  EXPECT_EQ(log.find("1122334455667788"), std::string::npos) << log;
+  EXPECT_NE(log.find("sm_key = <redacted>"), std::string::npos) << log;
+}
 
 TEST_F(OpenSmSupervisorTest, StartsOpenSmAndRecordsItsPid) {
   auto supervisor = MakeSupervisor();
