@@ -57,6 +57,8 @@ Status Daemon::StartUp() {
     return Error{"invalid config " + options_.config_path};
   }
   running_.config = std::move(*outcome.config);
+  if (Status state_dir = PrepareStateDirectory(running_.config.state_dir); !state_dir)
+    return state_dir;
   // The socket first: binding refuses a live socket, so a second smsupd with
   // the same config stops here, before it touches the files or OpenSM.
   control::ControlServerOptions server_options;

@@ -28,16 +28,34 @@ bool SomeoneListens(const std::string& path) {
   return connected;
 }
 
+// See PrepareSocketDirectory.
+Status CheckExistingDirectory(const std::string& directory, const struct stat& info,
+                              std::optional<gid_t> group) {
+  if (!S_ISDIR(info.st_mode)) return Error{"socket directory " + directory + " is not a directory"};
+  if (info.st_uid != 0 && info.st_uid != geteuid())
+    return Error{"socket directory " + directory + " is owned by uid " + std::to_string(info.st_uid) +
+                 "; it must belong to root or smsupd's user"};
+  const bool sticky = (info.st_mode & S_ISVTX) != 0;  // /tmp-like: others cannot remove our socket
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky)
+    return Error{"socket directory " + directory +
+                 " is writable by others, who could replace the socket; make it 0750"};
+  const bool private_dir = (info.st_mode & S_IRWXO) == 0;
+  if (!group || !private_dir || geteuid() != 0) return Status::Ok();
+  if (info.st_gid == *group && (info.st_mode & S_IXGRP) != 0) return Status::Ok();
+  if (chown(directory.c_str(), info.st_uid, *group) != 0)
+    return SystemError("cannot give the control group access to", directory);
+  if (chmod(directory.c_str(), (info.st_mode & 07777 & ~S_IWGRP) | S_IRGRP | S_IXGRP) != 0)
+    return SystemError("cannot give the control group access to", directory);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PrepareSocketDirectory(const std::string& socket_path, std::optional<gid_t> group) {
   std::string directory = std::filesystem::path(socket_path).parent_path().string();
   if (directory.empty()) return Status::Ok();
   struct stat info {};
-  if (stat(directory.c_str(), &info) == 0) {
-    if (!S_ISDIR(info.st_mode)) return Error{"socket directory " + directory + " is not a directory"};
-    return Status::Ok();
-  }
+  if (stat(directory.c_str(), &info) == 0) return CheckExistingDirectory(directory, info, group);
   if (errno != ENOENT) return SystemError("cannot inspect socket directory", directory);
   if (mkdir(directory.c_str(), 0750) != 0 && errno != EEXIST)
     return SystemError("cannot create socket directory", directory);

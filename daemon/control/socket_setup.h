@@ -16,9 +16,13 @@ inline constexpr std::size_t kMaxSocketPathBytes = 107;
 
 // Creates the socket's parent directory if it does not exist, with mode 0750,
 // owner root and group `group` (when running as root), so only root and the
-// control group can reach the socket. An existing directory is left as it is:
-// it may be shared (e.g. a test's temp dir) or managed by systemd's
-// RuntimeDirectory=.
+// control group can reach the socket. An existing directory must be owned by
+// root or smsupd's user and writable by no one else (anyone who can write
+// there could replace the socket): refused otherwise. A private one (no
+// access for others, e.g. systemd's RuntimeDirectory=, root:root 0750) gets
+// the control group and group search permission, or its members could never
+// reach the socket; a shared one (others may enter, e.g. /run) is left as it
+// is: the socket's own mode and group protect it.
 Status PrepareSocketDirectory(const std::string& socket_path, std::optional<gid_t> group);
 
 // Removes a socket file left by a daemon that died, but only if nothing

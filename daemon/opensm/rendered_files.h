@@ -1,7 +1,7 @@
 // The files smsupd renders into state_dir for OpenSM from a validated
 // Config, and where they are.
 //
-//   <state_dir>/opensm.conf       rendered; mode 0600 when it holds the SM_Key
+//   <state_dir>/opensm.conf       rendered; mode 0600 (SM_Key, m_key, sa_key)
 //   <state_dir>/partitions.conf   rendered
 //   <state_dir>/generation        the config in force (apply/running_config.h)
 //
@@ -26,6 +26,13 @@ struct StatePaths {
   std::string PartitionsConf() const { return state_dir + "/partitions.conf"; }
   std::string Generation() const { return state_dir + "/generation"; }
 };
+
+// Creates state_dir (mode 0700) if it is missing; an existing one must be a
+// directory owned by smsupd's user that no one else can write to (refused
+// otherwise, with the reason), and is made 0700 if others could read it: it
+// holds the SM_Key and every generation. Called once at start, before
+// anything is written there.
+Status PrepareStateDirectory(const std::string& state_dir);
 
 // Renders `config` for `port_guid` and writes both files. Returns the hash
 // of the YAML that was rendered. `sm_priority` is the failover policy's

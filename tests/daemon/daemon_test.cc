@@ -198,5 +198,29 @@ TEST_F(DaemonTest, AStopKeepsTheWatchdogFedAndAsksSystemdToWait) {
   EXPECT_GE(pings_while_stopping, 5) << "the watchdog went silent while stopping";
 }
 
+// An existing state_dir was used whatever its owner and mode, though it
+// holds the SM_Key and every generation.
+TEST_F(DaemonTest, AStateDirOthersCanWriteIsRefusedOneOthersCanReadIsMadePrivate) {
+  const std::string state = dir_ + "/state";
+  ASSERT_EQ(::mkdir(state.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(state.c_str(), 0777), 0);
+  {
+    Daemon daemon(options_, notifier_);
+    EXPECT_EQ(daemon.Run(), 1);
+  }
+  EXPECT_FALSE(fs::exists(state + "/opensm.conf")) << "wrote into a directory others can write";
+  ASSERT_EQ(::chmod(state.c_str(), 0755), 0);
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  struct stat info {};
+  ASSERT_EQ(::stat(state.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+  ASSERT_EQ(::stat((state + "/opensm.conf").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u) << "opensm.conf may hold m_key and sa_key";
+  daemon.RequestStop();
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+}
+
 }  // namespace
 }  // namespace smsupd

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/daemon/control/control_test_support.h"
+#include "tests/testbed/temporary_group.h"
 
 namespace smsupd::control {
 namespace {
@@ -251,6 +252,58 @@ TEST(ControlServerTest, CreatesMissingSocketDirectoryWithMode0750) {
     EXPECT_EQ(info.st_mode & 07777, 0750u);
     ASSERT_EQ(stat(options.socket_path.c_str(), &info), 0);
     EXPECT_EQ(info.st_mode & 07777, 0660u);
+  }
+  std::filesystem::remove_all(pattern);
+}
+
+// Under systemd's RuntimeDirectory= the directory exists as root:root 0750:
+// it was "left as it is", so members of control.group could never reach the
+// socket.
+TEST(ControlServerTest, APrivateSocketDirectoryGetsTheControlGroup) {
+  ASSERT_EQ(geteuid(), 0u) << "runs as root, to change a directory's group";
+  auto control_group = testbed::TemporaryGroup::Create("smsupd-sd");
+  ASSERT_TRUE(control_group.ok()) << control_group.error().message;
+  char pattern[] = "/tmp/smsupd-dir-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  std::string directory = std::string(pattern) + "/run";
+  ASSERT_EQ(mkdir(directory.c_str(), 0750), 0);
+  ASSERT_EQ(chown(directory.c_str(), 0, 0), 0);
+  {
+    ControlServerOptions options;
+    options.socket_path = directory + "/smsupd.sock";
+    options.group = (*control_group)->name();
+    RunningServer server(options);
+    ASSERT_TRUE(server.start_status()) << server.start_status().message();
+    struct stat info {};
+    ASSERT_EQ(stat(directory.c_str(), &info), 0);
+    EXPECT_EQ(info.st_gid, *LookupGroup((*control_group)->name()));
+    EXPECT_EQ(info.st_mode & 07777, 0750u);
+  }
+  std::filesystem::remove_all(pattern);
+}
+
+// Anyone who can write to the directory could replace the socket.
+TEST(ControlServerTest, ASocketDirectoryOthersCanWriteOrOwnIsRefused) {
+  char pattern[] = "/tmp/smsupd-dir-test-XXXXXX";
+  ASSERT_TRUE(mkdtemp(pattern));
+  std::string directory = std::string(pattern) + "/run";
+  ASSERT_EQ(mkdir(directory.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(directory.c_str(), 0777), 0);
+  ControlServerOptions options;
+  options.socket_path = directory + "/smsupd.sock";
+  {
+    RunningServer writable(options);
+    EXPECT_FALSE(writable.start_status());
+    EXPECT_NE(writable.start_status().message().find("writable by others"), std::string::npos)
+        << writable.start_status().message();
+  }
+  ASSERT_EQ(chmod(directory.c_str(), 0750), 0);
+  ASSERT_EQ(chown(directory.c_str(), 65534, 65534), 0);
+  {
+    RunningServer foreign(options);
+    EXPECT_FALSE(foreign.start_status());
+    EXPECT_NE(foreign.start_status().message().find("owned by uid 65534"), std::string::npos)
+        << foreign.start_status().message();
   }
   std::filesystem::remove_all(pattern);
 }
