@@ -25,6 +25,8 @@ const char* ResultCodeName(ResultCode code) {
   return "unknown";
 }
 
+bool CarriesConfigText(std::string_view command) { return command == "plan"; }
+
 const CommandInfo* FindCommand(std::string_view name) {
   for (const auto& command : kCommands)
     if (command.name == name) return &command;

@@ -65,6 +65,11 @@ inline constexpr int kProtocolVersion = 1;
 // Requests longer than this (newline excluded) are answered kTooLarge and the
 // connection is closed: a request is a command name plus a few arguments.
 inline constexpr std::size_t kMaxRequestBytes = 64 * 1024;
+// The one exception: `plan` carries a whole config text (10,000 hosts with
+// two ports each and 1,000 partitions is about 1.5 MB), up to this size.
+inline constexpr std::size_t kMaxUploadBytes = 16 * 1024 * 1024;
+// Commands whose request may exceed kMaxRequestBytes (up to kMaxUploadBytes).
+bool CarriesConfigText(std::string_view command);
 
 // Default socket path; smctl also reads $SMSUPD_SOCKET.
 inline constexpr std::string_view kDefaultSocketPath = "/run/smsupd/smsupd.sock";
@@ -77,7 +82,7 @@ enum class ResultCode : int {
   kEmpty = 3,             // nothing to do / no change (success for most callers)
   kPermissionDenied = 4,  // the caller may not run this command
   kBadRequest = 5,        // not JSON, missing or wrongly typed fields
-  kTooLarge = 6,          // request line over kMaxRequestBytes
+  kTooLarge = 6,          // request line over kMaxRequestBytes (kMaxUploadBytes for plan)
   kBusy = 7,              // connection cap reached; try again
   kTimeout = 8,           // the connection was idle or a request was too slow
   kBadVersion = 9,        // protocol version not spoken by this daemon

@@ -2,14 +2,15 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-#include "daemon/control/socket_setup.h"
 #include "common/control_arguments.h"
+#include "daemon/control/socket_setup.h"
 
 namespace smsupd::control {
 
@@ -99,7 +100,8 @@ void ControlServer::OnAccepted(Socket socket) {
   }
   Result<Caller> caller = options_.authenticator(socket.native_handle());
   if (!caller) return RefuseConnection(socket, MakeResponse(ResultCode::kError, caller.error().message));
-  SessionLimits limits{options_.max_request_bytes, options_.idle_timeout, options_.max_queued_bytes};
+  SessionLimits limits{options_.max_request_bytes, options_.max_upload_bytes, options_.idle_timeout,
+                       options_.max_queued_bytes};
   auto session = std::make_shared<ControlSession>(std::move(socket), *caller, limits,
                                                   static_cast<SessionHost&>(*this));
   sessions_.emplace(session.get(), session);
@@ -107,6 +109,22 @@ void ControlServer::OnAccepted(Socket socket) {
 }
 
 void ControlServer::OnClosed(ControlSession* session) { sessions_.erase(session); }
+
+std::size_t ControlServer::buffered_bytes() const {
+  std::size_t total = 0;
+  for (const auto& [key, session] : sessions_) total += session->buffered_bytes();
+  return total;
+}
+
+bool ControlServer::ReserveUpload(std::size_t bytes) {
+  if (upload_bytes_in_use_ + bytes > options_.upload_budget_bytes) return false;
+  upload_bytes_in_use_ += bytes;
+  return true;
+}
+
+void ControlServer::ReleaseUpload(std::size_t bytes) {
+  upload_bytes_in_use_ -= std::min(bytes, upload_bytes_in_use_);
+}
 
 std::optional<Response> ControlServer::CheckPermission(const CommandInfo& command,
                                                        const Caller& caller) const {

@@ -10,7 +10,9 @@
 // and everything else goes to the CommandHandler. A slow or hostile client
 // cannot block the loop or other clients: requests are capped in size, idle
 // connections time out, connections are capped in number, writes are async
-// with a bounded queue per connection.
+// with a bounded queue per connection, requests are handled one at a time
+// per connection, and long request lines (a plan's config text) share one
+// budget.
 //
 // All methods run on the io_context's thread (or before it runs).
 #pragma once
@@ -39,6 +41,10 @@ struct ControlServerOptions {
   std::string group;           // control.group; "" or unknown: root only
   std::string daemon_version;  // reported by `version`, e.g. "smsupd 0.1.0"
   std::size_t max_request_bytes = kMaxRequestBytes;
+  std::size_t max_upload_bytes = kMaxUploadBytes;  // one request carrying a config text
+  // All sessions together hold at most this much beyond max_request_bytes
+  // each: two plans of the largest config at a time.
+  std::size_t upload_budget_bytes = 2 * kMaxUploadBytes;
   std::chrono::milliseconds idle_timeout{5000};  // per connection, waiting for a request
   std::size_t max_connections = 64;
   std::size_t max_queued_bytes = 256 * 1024;  // per connection, before a follower is dropped
@@ -64,6 +70,8 @@ class ControlServer : private SessionHost {
   void Stop();
 
   std::size_t connection_count() const { return sessions_.size(); }
+  // Bytes all sessions hold (ControlSession::buffered_bytes).
+  std::size_t buffered_bytes() const;
   const std::string& socket_path() const { return options_.socket_path; }
 
  private:
@@ -75,6 +83,8 @@ class ControlServer : private SessionHost {
 
   void OnRequest(const std::shared_ptr<ControlSession>& session, Request request) override;
   void OnClosed(ControlSession* session) override;
+  bool ReserveUpload(std::size_t bytes) override;
+  void ReleaseUpload(std::size_t bytes) override;
 
   std::optional<Response> CheckPermission(const CommandInfo& command, const Caller& caller) const;
   Response VersionResponse() const;
@@ -89,6 +99,7 @@ class ControlServer : private SessionHost {
   boost::asio::local::stream_protocol::acceptor acceptor_;
   std::map<ControlSession*, std::shared_ptr<ControlSession>> sessions_;
   bool bound_ = false;
+  std::size_t upload_bytes_in_use_ = 0;
 };
 
 }  // namespace smsupd::control

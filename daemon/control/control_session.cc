@@ -1,14 +1,25 @@
 #include "daemon/control/control_session.h"
-#include "common/control_wire.h"
 
-#include <istream>
-
-#include <boost/asio/read_until.hpp>
 #include <boost/asio/write.hpp>
+
+#include "common/control_wire.h"
 
 namespace smsupd::control {
 
 namespace asio = boost::asio;
+
+namespace {
+
+// A long line is a request only for a command that carries a config text.
+bool MayCarryConfigText(const std::string& line) {
+  const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return false;
+  const auto command = parsed.find("command");
+  return command != parsed.end() && command->is_string() &&
+         CarriesConfigText(command->get<std::string>());
+}
+
+}  // namespace
 
 ControlSession::ControlSession(Socket socket, Caller caller, SessionLimits limits,
                                SessionHost& host)
@@ -16,61 +27,106 @@ ControlSession::ControlSession(Socket socket, Caller caller, SessionLimits limit
       caller_(caller),
       limits_(limits),
       host_(host),
-      // +1: the line's '\n' is in the buffer too.
-      input_(limits.max_request_bytes + 1),
-      timer_(socket_.get_executor()) {}
+      timer_(socket_.get_executor()),
+      write_timer_(socket_.get_executor()) {}
 
 void ControlSession::Start() { ReadRequest(); }
 
+// The next request: one already buffered, or read more. Not while a reply is
+// still being written: a client that does not read its replies is not read.
 void ControlSession::ReadRequest() {
-  if (closed_ || closing_) return;
-  ArmIdleTimer();
-  asio::async_read_until(socket_, input_, '\n',
-                         [self = shared_from_this()](const boost::system::error_code& error,
-                                                     std::size_t bytes) {
-                           self->OnRequestRead(error, bytes);
-                         });
+  if (closed_ || closing_ || followed_ || awaiting_reply_ || reading_) return;
+  if (writing_ || !outbound_.empty()) return;  // WriteNext calls back when done
+  if (HandleBufferedLine()) return;
+  if (input_ended_) return CloseAfterWrites();
+  if (!line_timer_armed_) ArmIdleTimer();  // once per line: trickling bytes do not extend it
+  reading_ = true;
+  socket_.async_read_some(asio::buffer(chunk_),
+                          [self = shared_from_this()](const boost::system::error_code& error,
+                                                      std::size_t bytes) {
+                            self->OnRead(error, bytes);
+                          });
 }
 
-void ControlSession::OnRequestRead(const boost::system::error_code& error, std::size_t bytes) {
+void ControlSession::OnRead(const boost::system::error_code& error, std::size_t bytes) {
+  reading_ = false;
   if (closed_) return;
-  ++idle_generation_;
-  timer_.cancel();
-  if (error == asio::error::not_found) {  // no '\n' within the size cap
-    Reply(MakeResponse(ResultCode::kTooLarge,
-                       "request too large: the limit is " +
-                           std::to_string(limits_.max_request_bytes) + " bytes per line"),
-          /*close_after=*/true);
-    return;
-  }
-  std::string line;
-  if (error == asio::error::eof && input_.size() > 0) {
-    // A last request without '\n' before the client shut down its side.
-    bytes = input_.size();
-    input_ended_ = true;
+  if (error == asio::error::eof) {
+    input_ended_ = true;  // a last request may come without its '\n'
   } else if (error) {
     return Close();
   }
-  line.resize(bytes);
-  std::istream(&input_).read(line.data(), static_cast<std::streamsize>(bytes));
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::size_t line_bytes = input_.find('\n') == std::string::npos ? input_.size() + bytes
+                                                                         : input_.find('\n');
+  if (!ReserveFor(line_bytes)) {
+    ++idle_generation_;
+    timer_.cancel();
+    const bool budget = line_bytes <= limits_.max_upload_bytes;
+    return Reply(MakeResponse(budget ? ResultCode::kBusy : ResultCode::kTooLarge,
+                              budget ? "busy: too many large requests in flight; try again"
+                                     : "request too large: the limit is " +
+                                           std::to_string(limits_.max_request_bytes) +
+                                           " bytes per line (" +
+                                           std::to_string(limits_.max_upload_bytes) +
+                                           " for a config text)"),
+                 /*close_after=*/true);
+  }
+  input_.append(chunk_.data(), bytes);
+  ReadRequest();
+}
 
+// A line longer than max_request_bytes holds budget from the server for the
+// part beyond it; nothing is read past max_upload_bytes.
+bool ControlSession::ReserveFor(std::size_t line_bytes) {
+  if (line_bytes <= limits_.max_request_bytes + reserved_) return true;
+  if (line_bytes > limits_.max_upload_bytes) return false;
+  const std::size_t more = line_bytes - limits_.max_request_bytes - reserved_;
+  if (!host_.ReserveUpload(more)) return false;
+  reserved_ += more;
+  return true;
+}
+
+void ControlSession::ReleaseReserved() {
+  if (reserved_ == 0) return;
+  host_.ReleaseUpload(reserved_);
+  reserved_ = 0;
+}
+
+bool ControlSession::HandleBufferedLine() {
+  std::size_t newline = input_.find('\n');
+  if (newline == std::string::npos && !(input_ended_ && !input_.empty())) return false;
+  ++idle_generation_;  // the line is complete: its timer is done
+  timer_.cancel();
+  line_timer_armed_ = false;
+  std::string line = newline == std::string::npos ? std::move(input_) : input_.substr(0, newline);
+  input_.erase(0, newline == std::string::npos ? input_.size() : newline + 1);
+  const bool last = input_ended_ && input_.empty();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > limits_.max_request_bytes && !MayCarryConfigText(line)) {
+    ReleaseReserved();
+    Reply(MakeResponse(ResultCode::kTooLarge, "request too large: the limit is " +
+                                                  std::to_string(limits_.max_request_bytes) +
+                                                  " bytes per line (a plan's config text excepted)"),
+          /*close_after=*/true);
+    return true;
+  }
   auto parsed = ParseRequest(line);
+  ReleaseReserved();
   if (auto* refusal = std::get_if<Response>(&parsed)) {
-    Reply(*refusal, input_ended_);
-    return;
+    Reply(*refusal, last);
+    return true;
   }
   awaiting_reply_ = true;
   host_.OnRequest(shared_from_this(), std::move(std::get<Request>(parsed)));
+  return true;
 }
 
 void ControlSession::Reply(const Response& response, bool close_after) {
   if (closed_ || closing_) return;
   awaiting_reply_ = false;
   Enqueue(SerializeResponse(response));
-  if (close_after || input_ended_) return CloseAfterWrites();
-  if (!followed_) ReadRequest();
+  if (close_after || (input_ended_ && input_.empty())) return CloseAfterWrites();
+  ReadRequest();
 }
 
 void ControlSession::Follow(EventLog& log) {
@@ -112,6 +168,7 @@ void ControlSession::StreamEvent(const EventWire& event) {
 void ControlSession::ArmIdleTimer() {
   // The generation guards against a wait that completed just before a cancel.
   std::uint64_t generation = ++idle_generation_;
+  line_timer_armed_ = true;
   timer_.expires_after(limits_.idle_timeout);
   timer_.async_wait([self = shared_from_this(), generation](const boost::system::error_code& error) {
     if (error || self->closed_ || self->awaiting_reply_ || self->followed_) return;
@@ -128,19 +185,31 @@ void ControlSession::Enqueue(std::string line) {
   if (!writing_) WriteNext();
 }
 
+// A reply the client does not take within the idle timeout ends the
+// connection (its slot is not held for ever). A follower is bounded by
+// max_queued_bytes instead.
 void ControlSession::WriteNext() {
   if (closed_ || outbound_.empty()) return;
   writing_ = true;
+  if (!followed_) {
+    write_timer_.expires_after(limits_.idle_timeout);
+    write_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& error) {
+      auto self = weak.lock();
+      if (!error && self && self->writing_) self->Close();
+    });
+  }
   asio::async_write(socket_, asio::buffer(outbound_.front()),
                     [self = shared_from_this()](const boost::system::error_code& error,
                                                 std::size_t) {
                       self->writing_ = false;
+                      self->write_timer_.cancel();
                       if (self->closed_) return;
                       if (error) return self->Close();
                       self->queued_bytes_ -= self->outbound_.front().size();
                       self->outbound_.pop_front();
                       if (!self->outbound_.empty()) return self->WriteNext();
-                      if (self->closing_) self->Close();
+                      if (self->closing_) return self->Close();
+                      self->ReadRequest();
                     });
 }
 
@@ -162,7 +231,9 @@ void ControlSession::Close() {
   auto self = shared_from_this();  // the host may drop its reference below
   closed_ = true;
   if (followed_) followed_->Unsubscribe(subscription_), followed_ = nullptr;
+  ReleaseReserved();
   timer_.cancel();
+  write_timer_.cancel();
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);

@@ -1,13 +1,20 @@
 // One client connection of the control socket (internal to ControlServer).
 //
 // Life of a session: read one request line (idle timer armed) -> hand it to
-// the host -> queue the one reply -> read the next line. A session switched
-// to follow mode instead streams events and only watches for the client
-// closing. Every wait has a bound: the idle timer while waiting for a line,
-// the outbound byte cap while streaming, and a close deadline for a client
-// that stops reading while the last lines are queued.
+// the host -> queue the one reply -> once it is written, read the next line.
+// Requests are handled one at a time: a client that pipelines requests and
+// never reads the replies is not read from, so it holds one reply and the
+// socket's own buffers, never a growing queue; a reply not written within
+// the idle timeout closes the connection. A session switched to follow mode
+// instead streams events and only watches for the client closing.
+//
+// Every buffer has a bound: a request line up to max_request_bytes; a longer
+// one (only `plan` carries a config text) up to max_upload_bytes, and only
+// while the server's budget for such lines across all sessions allows
+// (SessionHost::ReserveUpload); the outbound byte cap while streaming.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +25,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/streambuf.hpp>
 
 #include "common/control_protocol.h"
 #include "common/control_wire.h"
@@ -31,6 +37,7 @@ class ControlSession;
 
 struct SessionLimits {
   std::size_t max_request_bytes = kMaxRequestBytes;
+  std::size_t max_upload_bytes = kMaxUploadBytes;  // a request that carries a config text
   std::chrono::milliseconds idle_timeout{5000};
   std::size_t max_queued_bytes = 256 * 1024;
 };
@@ -41,6 +48,11 @@ class SessionHost {
   virtual ~SessionHost() = default;
   virtual void OnRequest(const std::shared_ptr<ControlSession>& session, Request request) = 0;
   virtual void OnClosed(ControlSession* session) = 0;
+  // A request line beyond max_request_bytes needs `bytes` more of the
+  // server's budget for such lines; false when it is spent. Released with
+  // ReleaseUpload when the line is handled or the session ends.
+  virtual bool ReserveUpload(std::size_t bytes) = 0;
+  virtual void ReleaseUpload(std::size_t bytes) = 0;
 };
 
 class ControlSession : public std::enable_shared_from_this<ControlSession> {
@@ -51,6 +63,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   const Caller& caller() const { return caller_; }
   bool closed() const { return closed_; }
+  // Bytes held for this client: replies and events not yet written, and
+  // what was read but not yet handled.
+  std::size_t buffered_bytes() const { return queued_bytes_ + input_.size(); }
 
   // Starts reading requests.
   void Start();
@@ -68,7 +83,11 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
  private:
   void ReadRequest();
-  void OnRequestRead(const boost::system::error_code& error, std::size_t bytes);
+  void OnRead(const boost::system::error_code& error, std::size_t bytes);
+  // Takes the next whole line out of input_ and hands it on; false if none.
+  bool HandleBufferedLine();
+  bool ReserveFor(std::size_t line_bytes);
+  void ReleaseReserved();
   void WatchForHangup();
   void ArmIdleTimer();
   void StreamEvent(const EventWire& event);
@@ -80,11 +99,16 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   Caller caller_;
   SessionLimits limits_;
   SessionHost& host_;
-  boost::asio::streambuf input_;
+  std::string input_;        // bytes read, not yet handled (at most one line and a chunk)
+  std::array<char, 16384> chunk_{};
+  std::size_t reserved_ = 0;  // upload budget held for a long line
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer write_timer_;
   std::deque<std::string> outbound_;
   std::size_t queued_bytes_ = 0;
   bool writing_ = false;
+  bool reading_ = false;
+  bool line_timer_armed_ = false;  // the idle timer runs for the line being read
   bool awaiting_reply_ = false;
   bool input_ended_ = false;
   bool closing_ = false;  // close once the queue is written

@@ -125,6 +125,7 @@ TEST(ControlServerTest, BadRequestsGetErrorsAndTheServerKeepsServing) {
 TEST(ControlServerTest, OversizedRequestIsRefusedAndClosed) {
   ControlServerOptions options;
   options.max_request_bytes = 1024;
+  options.max_upload_bytes = 2048;
   RunningServer server(options);
   LineClient hog;
   ASSERT_TRUE(hog.Connect(server.socket_path()));
@@ -306,6 +307,72 @@ TEST(ControlServerTest, ASocketDirectoryOthersCanWriteOrOwnIsRefused) {
         << foreign.start_status().message();
   }
   std::filesystem::remove_all(pattern);
+}
+
+// One connection that pipelines requests and never reads the replies: the
+// daemon read every request and queued every reply (60,000 status requests
+// took it from 8 to 66 MB). Now it stops reading while a reply waits, and a
+// reply nobody takes within the idle timeout closes the connection.
+TEST(ControlServerTest, PipelinedRequestsNeverReadHoldOneReplyAtMost) {
+  ControlServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(500);
+  RunningServer server(options);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, server.socket_path().c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  std::string batch;
+  for (int i = 0; i < 100; ++i) batch += std::string(kStatus) + "\n";
+  std::size_t sent_requests = 0;
+  auto stop_at = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (sent_requests < 60000 && std::chrono::steady_clock::now() < stop_at) {
+    ssize_t n = send(fd, batch.data(), batch.size(), MSG_NOSIGNAL);
+    if (n == static_cast<ssize_t>(batch.size())) {
+      sent_requests += 100;
+    } else {
+      if (n > 0) break;  // part of a batch: the socket is full
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // full; try again
+    }
+  }
+  ASSERT_GE(sent_requests, 100u) << "nothing pipelined";
+  // What the daemon holds for this client: at most one reply and one read
+  // chunk, whatever the number of requests waiting in the socket.
+  EXPECT_LT(server.BufferedBytes(), 64u * 1024) << sent_requests << " requests sent";
+  EXPECT_TRUE(WaitFor([&] { return server.ConnectionCount() == 0; }))
+      << "a client that never reads keeps its connection";
+  close(fd);
+}
+
+TEST(ControlServerTest, OnlyAPlanMayCarryALongLineAndOnlyWithinTheBudget) {
+  ControlServerOptions options;
+  options.max_request_bytes = 1024;
+  options.max_upload_bytes = 64 * 1024;
+  options.upload_budget_bytes = 100 * 1024;
+  RunningServer server(options);
+  const std::string text(40 * 1024, 'y');
+  LineClient planner;
+  ASSERT_TRUE(planner.Connect(server.socket_path()));
+  auto plan = planner.Call(R"({"version":1,"command":"plan","arguments":{"yaml":")" + text + R"("}})");
+  ASSERT_TRUE(plan);
+  EXPECT_NE(plan->result, ResultCode::kTooLarge) << "a plan's text is allowed past the request size";
+
+  LineClient other;
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  auto status = other.Call(R"({"version":1,"command":"status","arguments":{"x":")" + text + R"("}})");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kTooLarge);
+
+  // Two half-sent long lines hold the budget: a third is refused, not buffered.
+  LineClient first, second, third;
+  for (LineClient* client : {&first, &second, &third}) ASSERT_TRUE(client->Connect(server.socket_path()));
+  first.Send(std::string(R"({"version":1,"command":"plan","arguments":{"yaml":")") + std::string(50 * 1024, 'z'));
+  second.Send(std::string(R"({"version":1,"command":"plan","arguments":{"yaml":")") + std::string(50 * 1024, 'z'));
+  ASSERT_TRUE(WaitFor([&] { return server.BufferedBytes() > 90 * 1024; }));
+  third.Send(std::string(R"({"version":1,"command":"plan","arguments":{"yaml":")") + std::string(50 * 1024, 'z'));
+  auto refused = third.ReadLine();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(ParseResponse(*refused)->result, ResultCode::kBusy) << *refused;
 }
 
 }  // namespace

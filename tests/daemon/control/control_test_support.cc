@@ -88,6 +88,10 @@ std::size_t RunningServer::ConnectionCount() {
   return OnLoop([this] { return server_->connection_count(); });
 }
 
+std::size_t RunningServer::BufferedBytes() {
+  return OnLoop([this] { return server_->buffered_bytes(); });
+}
+
 void LineClient::Close() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;

@@ -69,6 +69,7 @@ class RunningServer {
   }
 
   std::size_t ConnectionCount();
+  std::size_t BufferedBytes();
   const std::string& socket_path() const { return socket_path_; }
   const std::string& directory() const { return directory_; }
   const Status& start_status() const { return start_status_; }
