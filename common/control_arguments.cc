@@ -98,6 +98,9 @@ Result<PlanArguments> ParsePlanArguments(const nlohmann::json& arguments) {
   }
   reader.String("file", &args.file, false);
   if (reader.error()) return *reader.error();
+  if (!args.yaml && !args.file.empty())
+    return Error{"arguments.file: plan takes the config text in \"yaml\" (\"file\" only names it); "
+                 "the daemon does not open a caller's files"};
   return args;
 }
 

@@ -50,8 +50,10 @@ struct FailoverArguments {
 nlohmann::json ToJson(const FailoverArguments& args);
 Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments);
 
-// plan (8): {"yaml": text, "file": path used in diagnostics}. No yaml: the
-// daemon plans its config file on disk.
+// plan (8): {"yaml": text, "file": the name diagnostics give that text}.
+// Neither: the daemon plans its own config file. A "file" without "yaml" is
+// refused: the daemon never opens a path a caller names (it runs as root;
+// a read-only caller could read any file or hang it on a FIFO).
 struct PlanArguments {
   std::optional<std::string> yaml;
   std::string file;

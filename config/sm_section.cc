@@ -131,6 +131,7 @@ void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationS
   std::optional<std::string> file = ReadAbsolutePath(node, path, state.sink);
   if (!file) return;
   state.config.sm.sm_key_file = *file;
+  if (!state.read_key_file) return;
   struct stat info;
   if (stat(file->c_str(), &info) != 0) {
     state.sink.Error(node, path, "cannot stat '" + *file + "': " + std::strerror(errno),

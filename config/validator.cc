@@ -107,9 +107,11 @@ int ValidationOutcome::WarningCount() const {
   return static_cast<int>(diagnostics.size()) - ErrorCount();
 }
 
-ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name) {
+ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name,
+                               KeyFile key_file) {
   DiagnosticSink sink(file_name);
   ValidationState state(sink);
+  state.read_key_file = key_file == KeyFile::kRead;
   state.config.source_path = file_name;
   state.config.source_text = std::string(yaml);
   try {

@@ -29,8 +29,16 @@ struct ValidationOutcome {
 // too (existence, permissions, content).
 ValidationOutcome LoadAndValidate(const std::string& path);
 
+// Whether validation opens the sm_key_file a text names.
+enum class KeyFile {
+  kRead,      // read and check it (existence, owner-only mode, content)
+  kNameOnly,  // only check the path: for a text from someone the daemon must
+              // not open files for (smctl plan); Config::sm.sm_key stays unset
+};
+
 // Validates YAML text; `file_name` is used in diagnostics and as
 // Config::source_path. Relative sm_key_file paths are used as given.
-ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name);
+ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name,
+                               KeyFile key_file = KeyFile::kRead);
 
 }  // namespace smsupd::config

@@ -18,6 +18,7 @@ struct ValidationState {
   explicit ValidationState(DiagnosticSink& sink_in) : sink(sink_in) {}
   Config config;
   DiagnosticSink& sink;
+  bool read_key_file = true;  // ValidateText's KeyFile
   // Where each host, group and host GUID was defined, for later diagnostics.
   std::map<std::string, YAML::Node> host_nodes;
   std::map<std::string, YAML::Node> group_nodes;

@@ -15,10 +15,6 @@ using control::ResultCode;
 
 namespace {
 
-// Larger files travel as a path the daemon reads itself (requests are
-// limited to control::kMaxRequestBytes).
-constexpr std::size_t kMaxInlineYaml = 60 * 1024;
-
 std::string Row(const std::string& a, const std::string& b, const std::string& c,
                 const std::string& d, const std::string& e, const std::string& f) {
   char line[512];
@@ -34,6 +30,8 @@ std::string Text(const nlohmann::json& json, const char* key) {
 }
 
 // Reads FILE for `smctl plan FILE`; nullopt (and a message) if unreadable.
+// The text is sent, never the path: the daemon runs as root and opens no
+// file a caller names.
 std::optional<nlohmann::json> PlanRequestFor(const std::string& file, std::ostream& err) {
   if (file.empty()) return nlohmann::json::object();  // the daemon's own config file
   std::ifstream in(file);
@@ -41,15 +39,17 @@ std::optional<nlohmann::json> PlanRequestFor(const std::string& file, std::ostre
     err << "smctl: plan: cannot read " << file << "\n";
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > kMaxInlineYaml) {
-    char* absolute = ::realpath(file.c_str(), nullptr);
-    std::string path = absolute ? absolute : file;
-    std::free(absolute);
-    return control::ToJson(control::PlanArguments{std::nullopt, path});
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > control::kMaxUploadBytes - 4096) {  // room for the request around it
+      err << "smctl: plan: " << file << " is larger than the " << control::kMaxUploadBytes
+          << " bytes a plan request carries\n";
+      return std::nullopt;
+    }
   }
-  return control::ToJson(control::PlanArguments{text.str(), file});
+  return control::ToJson(control::PlanArguments{text, file});
 }
 
 }  // namespace

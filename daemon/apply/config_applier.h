@@ -32,6 +32,7 @@
 #include "common/result.h"
 #include "config/pkey_tables.h"
 #include "daemon/apply/apply_decision.h"
+#include "daemon/apply/background_jobs.h"
 #include "daemon/apply/generation_store.h"
 #include "daemon/apply/running_config.h"
 #include "daemon/clock.h"
@@ -130,6 +131,9 @@ class ConfigApplier {
   std::set<std::string> pending_restart_;        // startup-only changes not yet in effect
   std::vector<config::FabricPort> known_ports_;  // end ports of the last verification
   bool stopping_ = false;
+  // Validates and plans callers' texts off the event loop. Last member: its
+  // destructor waits for a running plan, which reads nothing of the above.
+  BackgroundJobs plans_;
 };
 
 }  // namespace smsupd

@@ -2,10 +2,10 @@
 // rollback. Reload is in config_applier.cc; reload and rollback end in StartApply.
 #include <spdlog/spdlog.h>
 
-#include "config/validator.h"
-#include "daemon/apply/apply_run.h"
 #include "common/control_arguments.h"
 #include "common/control_wire.h"
+#include "config/validator.h"
+#include "daemon/apply/apply_run.h"
 
 namespace smsupd {
 
@@ -31,30 +31,51 @@ std::optional<std::uint64_t> PreviousGeneration(const std::vector<GenerationMeta
   return std::nullopt;
 }
 
-}  // namespace
-
-void ConfigApplier::HandlePlan(const control::Request& request, Reply reply) {
-  auto args = control::ParsePlanArguments(request.arguments);
-  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
-  std::string file = args->file.empty() ? (args->yaml ? "<plan>" : config_path_) : args->file;
-  // No yaml: the file named (smctl sends a path for files too large to
-  // inline), else the daemon's own config file.
-  config::ValidationOutcome outcome = args->yaml ? config::ValidateText(*args->yaml, file)
-                                                 : config::LoadAndValidate(file);
+// The plan of `text` (nullopt: the file at `path`, the daemon's own config)
+// against the running config. Runs on the BackgroundJobs thread: everything
+// it reads is a copy.
+control::Response PlanAgainst(const config::Config& running, Guid port, std::uint64_t generation,
+                              const std::vector<config::FabricPort>& ports,
+                              const std::optional<std::string>& text, const std::string& path) {
+  config::ValidationOutcome outcome =
+      text ? config::ValidateText(*text, path, config::KeyFile::kNameOnly)
+           : config::LoadAndValidate(path);
   if (!outcome.ok()) {
-    std::string text = file + ": " + std::to_string(outcome.ErrorCount()) +
-                       " error(s); nothing would be applied";
-    for (const auto& d : outcome.diagnostics) text += "\n" + d.Format();
-    return reply(MakeResponse(ResultCode::kError, text,
-                              {{"valid", false}, {"unreadable", outcome.unreadable},
-                               {"diagnostics", Diagnostics(outcome)}, {"changed", false}}));
+    std::string message = path + ": " + std::to_string(outcome.ErrorCount()) +
+                          " error(s); nothing would be applied";
+    for (const auto& d : outcome.diagnostics) message += "\n" + d.Format();
+    return MakeResponse(ResultCode::kError, message,
+                        {{"valid", false}, {"unreadable", outcome.unreadable},
+                         {"diagnostics", Diagnostics(outcome)}, {"changed", false}});
   }
-  ApplyPlan plan = PlanApply(running_.config, *outcome.config, known_ports_, running_.port_guid);
+  config::Config next = std::move(*outcome.config);
+  // The key file a caller's text names is not read: the same file is taken
+  // to hold the running key; another one shows as a changed sm_key_file.
+  if (text) next.sm.sm_key = running.sm.sm_key;
+  ApplyPlan plan = PlanApply(running, next, ports, port);
   nlohmann::json arguments = plan.json;
   arguments["valid"] = true;
   arguments["diagnostics"] = Diagnostics(outcome);
-  arguments["generation"] = running_.generation.number;
-  reply(MakeResponse(ResultCode::kSuccess, plan.text, arguments));
+  arguments["generation"] = generation;
+  return MakeResponse(ResultCode::kSuccess, plan.text, arguments);
+}
+
+}  // namespace
+
+// Validation and planning of a large config take CPU seconds: off the loop.
+// No file a caller names is opened (ParsePlanArguments refuses a bare
+// "file"); without a text the daemon plans its own config file.
+void ConfigApplier::HandlePlan(const control::Request& request, Reply reply) {
+  auto args = control::ParsePlanArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  std::string path = args->file.empty() ? (args->yaml ? "<plan>" : config_path_) : args->file;
+  auto job = [running = running_.config, port = running_.port_guid,
+              generation = running_.generation.number, ports = known_ports_,
+              text = std::move(args->yaml), path, reply]() {
+    reply(PlanAgainst(running, port, generation, ports, text, path));
+  };
+  if (!plans_.Submit(std::move(job)))
+    reply(MakeResponse(ResultCode::kError, "too many plans waiting to be computed; try again"));
 }
 
 void ConfigApplier::HandleHistory(Reply reply) {

@@ -116,6 +116,21 @@ TEST(SmctlTest, UsageErrorsExit2) {
   EXPECT_EQ(RunSmctl({"--help"}).exit_code, kOk);
 }
 
+// The daemon runs as root and opens no path a caller names: smctl sends the
+// file's text, however large (above 60 KiB it sent the path).
+TEST(SmctlTest, PlanSendsTheTextOfALargeFile) {
+  RunningServer server;
+  std::string file = server.directory() + "/big.yaml";
+  std::string text = "version: 1\n# " + std::string(300 * 1024, 'x') + "\n";
+  std::ofstream(file) << text;
+  RunSmctl({"--socket", server.socket_path(), "plan", file});
+  auto requests = server.handler.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].first.command, "plan");
+  ASSERT_TRUE(requests[0].first.arguments.contains("yaml"));
+  EXPECT_EQ(requests[0].first.arguments["yaml"].get<std::string>(), text);
+}
+
 TEST(SmctlTest, ReloadSucceedsOrFailsWithTheDaemonsText) {
   RunningServer server;
   auto ok = RunSmctl({"--socket", server.socket_path(), "reload", "--restart"});

@@ -84,10 +84,15 @@ class ConfigApplyDaemonTest : public ::testing::Test {
     if (!response) return control::MakeResponse(control::ResultCode::kError, client.error().message);
     return *response;
   }
+  // Until status answers and shows the local SM as MASTER: an apply decides
+  // "verify or report drift" by what the last watch round saw.
   bool WaitForAnswer() {
     auto end = std::chrono::steady_clock::now() + 20s;
     while (std::chrono::steady_clock::now() < end) {
-      if (fs::exists(dir_ + "/run/sock") && Call("status").ok()) return true;
+      if (fs::exists(dir_ + "/run/sock")) {
+        control::Response status = Call("status");
+        if (status.ok() && status.arguments["local_sm"].value("state", "") == "MASTER") return true;
+      }
       std::this_thread::sleep_for(50ms);  // polling a condition, not synchronising on time
     }
     return false;
@@ -207,6 +212,44 @@ TEST_F(ConfigApplyDaemonTest, PlanComparesAFileWithTheAppliedGeneration) {
   control::Response invalid = Call("plan", {{"yaml", "version: 1\nbogus: 2\n"}});
   EXPECT_EQ(invalid.result, control::ResultCode::kError);
   EXPECT_EQ(invalid.arguments["valid"], false);
+}
+
+// plan is open to the control group, and the daemon runs as root: its
+// "file" made the daemon open any path (a FIFO hung the event loop; the
+// lines of /etc/shadow came back as "unknown key" diagnostics), and a text
+// could name any sm_key_file for it to read.
+TEST_F(ConfigApplyDaemonTest, PlanNeverOpensAPathACallerGives) {
+  control::Response by_path = Call("plan", {{"file", "/etc/shadow"}});
+  EXPECT_EQ(by_path.result, control::ResultCode::kBadRequest) << by_path.text;
+  EXPECT_EQ(by_path.text.find("root:"), std::string::npos) << by_path.text;
+
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string yaml = ReadWholeFile(dir_ + "/smsupd.yaml").value();
+  yaml.replace(yaml.find("  role: master\n"), 15, "  role: master\n  sm_key_file: " + fifo + "\n");
+  auto started = std::chrono::steady_clock::now();
+  control::Response plan = Call("plan", {{"yaml", yaml}, {"file", "new.yaml"}});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s) << "the daemon opened the FIFO";
+  EXPECT_EQ(plan.result, control::ResultCode::kSuccess) << plan.text;
+  EXPECT_TRUE(Call("status").ok()) << "the daemon stopped answering";
+}
+
+// smctl plan sends the text of a large file (it sent the path, for the
+// daemon to open, above 60 KiB); validating and planning it happen off the
+// event loop.
+TEST_F(ConfigApplyDaemonTest, PlanOfALargeTextWorks) {
+  std::string yaml = ReadWholeFile(dir_ + "/smsupd.yaml").value();
+  std::string hosts = "hosts:\n";
+  for (int i = 0; i < 4000; ++i) {
+    char line[96];
+    std::snprintf(line, sizeof line, "  node%05d: [0x0002c90301%06x, 0x0002c90302%06x]\n", i, i, i);
+    hosts += line;
+  }
+  yaml.replace(yaml.find("partitions:"), 0, hosts);
+  ASSERT_GT(yaml.size(), control::kMaxRequestBytes * 2);
+  control::Response plan = Call("plan", {{"yaml", yaml}, {"file", "big.yaml"}});
+  ASSERT_EQ(plan.result, control::ResultCode::kSuccess) << plan.text.substr(0, 400);
+  EXPECT_TRUE(plan.arguments["changed"].get<bool>());
 }
 
 }  // namespace
