@@ -1,8 +1,11 @@
 // smsupd [--config FILE] | --check FILE | --version
 // Runs in the foreground, as systemd expects (Type=notify); never forks.
 #include <CLI/CLI.hpp>
-#include <iostream>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
 
 #include "config/commands.h"
 #include "daemon/daemon.h"
@@ -29,6 +32,13 @@ int main(int argc, char** argv) {
     return smsupd::config::RunValidateCommand(check_path, json, std::cout, std::cerr);
 
   smsupd::SetUpLogging(smsupd::DetectLogTarget(), "smsupd[" + std::to_string(::getpid()) + "]");
+  // Room for the control socket's 1,024 connections besides OpenSM's pipes
+  // and the MAD device: the soft limit is often 1,024.
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 4096 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = std::min<rlim_t>(4096, files.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   smsupd::SystemdNotifier notifier;
   smsupd::DaemonOptions options;
   options.config_path = config_path;

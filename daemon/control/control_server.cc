@@ -23,7 +23,8 @@ ControlServer::ControlServer(asio::io_context& io, ControlServerOptions options,
       options_(std::move(options)),
       handler_(handler),
       events_(events),
-      acceptor_(io) {
+      acceptor_(io),
+      accept_retry_(io) {
   if (!options_.authenticator) options_.authenticator = SystemPeerAuthenticator(options_.group);
 }
 
@@ -64,6 +65,7 @@ Status ControlServer::Start() {
 void ControlServer::Stop() {
   boost::system::error_code ignored;
   acceptor_.close(ignored);
+  accept_retry_.cancel();
   auto sessions = sessions_;  // Close() removes entries
   for (auto& [raw, session] : sessions) session->Close();
   sessions_.clear();
@@ -73,12 +75,20 @@ void ControlServer::Stop() {
   }
 }
 
+// An accept that fails (out of file descriptors under a flood) is retried
+// after a pause instead of at once, which would spin the loop.
 void ControlServer::Accept() {
   acceptor_.async_accept([this](const boost::system::error_code& error, Socket socket) {
     if (error == asio::error::operation_aborted || !acceptor_.is_open()) return;
-    if (!error) OnAccepted(std::move(socket));
-    else spdlog::warn("control socket accept failed: {}", error.message());
-    Accept();
+    if (!error) {
+      OnAccepted(std::move(socket));
+      return Accept();
+    }
+    spdlog::warn("CONTROL_ACCEPT_FAILED {}; accepting again in 100 ms", error.message());
+    accept_retry_.expires_after(std::chrono::milliseconds(100));
+    accept_retry_.async_wait([this](const boost::system::error_code& waited) {
+      if (!waited && acceptor_.is_open()) Accept();
+    });
   });
 }
 
@@ -100,6 +110,15 @@ void ControlServer::OnAccepted(Socket socket) {
   }
   Result<Caller> caller = options_.authenticator(socket.native_handle());
   if (!caller) return RefuseConnection(socket, MakeResponse(ResultCode::kError, caller.error().message));
+  if (caller->uid != 0) {
+    std::size_t mine = 0;
+    for (const auto& [key, session] : sessions_) mine += session->caller().uid == caller->uid;
+    if (mine >= options_.max_connections_per_uid)
+      return RefuseConnection(socket, MakeResponse(ResultCode::kBusy,
+                                                   "busy: uid " + std::to_string(caller->uid) +
+                                                       " has " + std::to_string(mine) +
+                                                       " connections open; try again"));
+  }
   SessionLimits limits{options_.max_request_bytes, options_.max_upload_bytes, options_.idle_timeout,
                        options_.max_queued_bytes};
   auto session = std::make_shared<ControlSession>(std::move(socket), *caller, limits,

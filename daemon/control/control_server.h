@@ -26,6 +26,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "common/control_protocol.h"
 #include "common/result.h"
@@ -46,7 +47,10 @@ struct ControlServerOptions {
   // each: two plans of the largest config at a time.
   std::size_t upload_budget_bytes = 2 * kMaxUploadBytes;
   std::chrono::milliseconds idle_timeout{5000};  // per connection, waiting for a request
-  std::size_t max_connections = 64;
+  // A flood from one user must not lock out the others: every non-root uid
+  // gets at most max_connections_per_uid of the max_connections slots.
+  std::size_t max_connections = 1024;
+  std::size_t max_connections_per_uid = 128;
   std::size_t max_queued_bytes = 256 * 1024;  // per connection, before a follower is dropped
   // Who the peer is and what it may do; empty means SystemPeerAuthenticator(group).
   PeerAuthenticator authenticator;
@@ -99,6 +103,7 @@ class ControlServer : private SessionHost {
   boost::asio::local::stream_protocol::acceptor acceptor_;
   std::map<ControlSession*, std::shared_ptr<ControlSession>> sessions_;
   bool bound_ = false;
+  boost::asio::steady_timer accept_retry_;  // accept failed (e.g. out of fds): retry later
   std::size_t upload_bytes_in_use_ = 0;
 };
 

@@ -206,6 +206,26 @@ TEST(ControlServerTest, ConnectionCapRefusesExtraConnectionsAsBusy) {
   EXPECT_EQ(first.Call(kStatus)->result, ResultCode::kSuccess);
 }
 
+// One user flooding the socket must not lock out root or other users.
+TEST(ControlServerTest, OneUserGetsAShareOfTheConnectionsNotAll) {
+  ControlServerOptions options;
+  options.max_connections_per_uid = 2;
+  RunningServer server(options);
+  server.peer_uid = 1000;
+  LineClient first, second, third;
+  ASSERT_TRUE(first.Connect(server.socket_path()));
+  ASSERT_TRUE(second.Connect(server.socket_path()));
+  ASSERT_TRUE(WaitFor([&] { return server.ConnectionCount() == 2; }));
+  ASSERT_TRUE(third.Connect(server.socket_path()));
+  auto line = third.ReadLine();
+  ASSERT_TRUE(line);
+  EXPECT_EQ(ParseResponse(*line)->result, ResultCode::kBusy);
+  server.peer_uid = 0;
+  LineClient root;
+  ASSERT_TRUE(root.Connect(server.socket_path()));
+  EXPECT_EQ(root.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
 TEST(ControlServerTest, StaleSocketIsReplacedButALiveOneIsNot) {
   RunningServer live;
   ASSERT_TRUE(live.start_status());
