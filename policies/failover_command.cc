@@ -99,4 +99,72 @@ std::optional<std::string> FailoverPolicy::FailoverRefusal(
   return std::nullopt;
 }
 
+// smctl restart-opensm / reload --restart: the subnet keeps a master
+// whenever it can. A MASTER hands over to the best standby first and stops
+// its OpenSM only once the fabric shows the new master (OnHandoverComplete);
+// the exit then starts it again as a standby, and preempt decides whether
+// it takes mastership back. Any other running SM restarts in place. A MASTER
+// with no standby refuses unless forced: the subnet would have no master
+// until OpenSM is back.
+bool FailoverPolicy::OnRestartCommand() {
+  const bool force = command_ && command_->force;
+  std::string refusal;
+  switch (state_) {
+    case SupervisorState::kMaster:
+      if (auto best = BestStandby(view_, config_.local_guid)) {
+        restarting_ = restart_waiting_ = true;
+        ++counters_["restart"];
+        handover_target_ = best;
+        handover_reason_ = "restart";
+        Emit(Action::EmitEvent("OPENSM_RESTART_REQUESTED",
+                               "handing over to " + FormatGuid(best->guid) + " first"));
+        return true;
+      }
+      if (!force)
+        refusal = "no healthy STANDBY SM to hand over to (SMs: " + SmList(view_) +
+                  "): restarting the MASTER's OpenSM would leave the subnet without a master; "
+                  "use --force to restart anyway";
+      break;
+    case SupervisorState::kNotActive:
+    case SupervisorState::kDiscovering:
+    case SupervisorState::kStandby:
+      // The policy has not caught up with an OpenSM that is MASTER already:
+      // an in-place restart would leave the subnet without a master.
+      if (LocalState() == SmState::kMaster)
+        refusal = "the local OpenSM has just become MASTER; try again in a moment";
+      break;
+    default:
+      refusal = std::string("this SM is ") + SupervisorStateName(state_) + ": no restart now";
+  }
+  if (!refusal.empty()) {
+    Emit(Action::EmitEvent("OPENSM_RESTART_REFUSED", refusal));
+    Emit(Action::Reply(false, refusal));
+    return false;
+  }
+  restarting_ = restart_waiting_ = true;
+  ++counters_["restart"];
+  Emit(Action::EmitEvent("OPENSM_RESTART_REQUESTED",
+                         state_ == SupervisorState::kMaster
+                             ? "restarting the MASTER's OpenSM in place (forced, no standby)"
+                             : std::string("restarting OpenSM in place (") +
+                                   SupervisorStateName(state_) + ")"));
+  Emit(Action::StopOpenSm());
+  return false;
+}
+
+// The reply of a restart command, once the restarted OpenSM has settled.
+void FailoverPolicy::ReplyWhenRestarted(SupervisorState next) {
+  if (!restart_waiting_ || restarting_) return;
+  if (next == SupervisorState::kStandby || next == SupervisorState::kMaster) {
+    restart_waiting_ = false;
+    Emit(Action::EmitEvent("OPENSM_RESTARTED_SETTLED",
+                           std::string("restarted OpenSM is ") + SupervisorStateName(next)));
+    Emit(Action::Reply(true, std::string("OpenSM restarted; this SM is ") +
+                                 SupervisorStateName(next)));
+  } else if (next == SupervisorState::kStopping || next == SupervisorState::kStopped) {
+    restart_waiting_ = false;
+    Emit(Action::Reply(false, "smsupd is stopping: OpenSM is not restarted"));
+  }
+}
+
 }  // namespace smsupd::policy

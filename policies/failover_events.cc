@@ -192,18 +192,33 @@ bool FailoverPolicy::HandoverCompleteDue() const {
   return false;
 }
 
+// The first start: once the SA has answered (who is master is known), or
+// after startup_wait. A port that is not Active means no SM runs yet: the
+// role master starts at once, a role standby gives it
+// standby_cold_start_wait to come up first.
+bool FailoverPolicy::StartupReadyDue() const {
+  if (state_ != SupervisorState::kStarting || observation_->opensm.running) return false;
+  const auto& port = observation_->local_port;
+  const bool cold = !port || !port->active();
+  if (cold && config_.role == Role::kStandby)
+    return now_ - created_at_ >= std::max(config_.startup_wait, config_.standby_cold_start_wait);
+  if (now_ >= deadline_) return true;
+  return port && (!port->active() || sms_known_);
+}
+
 std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
   using E = PolicyEvent;
   std::vector<E> events;
   if (exit_pending_) events.push_back(E::kOpenSmExited);
   if (start_pending_) events.push_back(E::kOpenSmStarted);
-  if (command_)
-    events.push_back(command_->kind == OperatorCommand::Kind::kStop ? E::kStopCommand
-                                                                     : E::kFailoverCommand);
-  const auto& port = observation_->local_port;
-  if (state_ == SupervisorState::kStarting && !observation_->opensm.running &&
-      (now_ >= deadline_ || (port && (!port->active() || sms_known_))))
-    events.push_back(E::kStartupReady);
+  if (command_) {
+    switch (command_->kind) {
+      case OperatorCommand::Kind::kStop: events.push_back(E::kStopCommand); break;
+      case OperatorCommand::Kind::kFailover: events.push_back(E::kFailoverCommand); break;
+      case OperatorCommand::Kind::kRestart: events.push_back(E::kRestartCommand); break;
+    }
+  }
+  if (StartupReadyDue()) events.push_back(E::kStartupReady);
   if (const auto local = LocalState()) {
     const auto mirrored = IbStateOf(state_);
     const bool waiting = state_ == SupervisorState::kTakingOver ||

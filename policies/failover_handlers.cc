@@ -28,6 +28,7 @@ bool FailoverPolicy::Handle(PolicyEvent event) {
     case E::kDeadline: return OnDeadline();
     case E::kFailoverCommand: return OnFailoverCommand();
     case E::kStopCommand: return OnStopCommand();
+    case E::kRestartCommand: return OnRestartCommand();
     case E::kLocalSmSilent: return OnLocalSmSilent();
     case E::kLocalNotActive:
     case E::kLocalDiscovering:
@@ -88,6 +89,7 @@ bool FailoverPolicy::OnOpenSmExited() {
     }
   }
   if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+  restarting_ = false;  // a restart command's stop ends here: start again
   const int priority = StartPriority(config_, master);
   commanded_priority_ = priority;
   Emit(Action::RestartOpenSm(priority));
@@ -99,8 +101,14 @@ bool FailoverPolicy::OnOpenSmExited() {
 bool FailoverPolicy::TakeBackDuringHandover(const std::string& why) {
   if (state_ != SupervisorState::kHandingOver) return true;
   if (stopping_) return false;
+  ++counters_["handover_taken_back"];
   if (operator_waiting_)
     Emit(Action::Reply(false, "the new master was lost during the handover (" + why + "); taking over"));
+  if (restarting_) {
+    restarting_ = restart_waiting_ = false;
+    Emit(Action::Reply(false, "the new master was lost during the handover (" + why +
+                                  "): OpenSM was not restarted; taking over"));
+  }
   return true;
 }
 
@@ -112,6 +120,7 @@ bool FailoverPolicy::OnMasterLost() {
                           (w.port_answers == false ? "is silent (node gone)"
                                                    : "answers (SM process dead)");
   if (!TakeBackDuringHandover(why)) return false;
+  ++counters_["master_lost"];
   Emit(Action::EmitEvent("MASTER_LOST", why));
   Emit(Action::TakeOver(why));
   return true;
@@ -123,6 +132,7 @@ bool FailoverPolicy::OnNoMaster() {
       "no MASTER in the subnet for " +
       std::to_string(std::chrono::duration_cast<Duration>(now_ - since).count()) + " ms";
   if (!TakeBackDuringHandover(why)) return false;
+  ++counters_["no_master"];
   Emit(Action::EmitEvent("NO_MASTER", why));
   Emit(Action::TakeOver(why));
   return true;
@@ -138,6 +148,7 @@ bool FailoverPolicy::OnDualMaster() {
   const auto masters = Masters();
   const auto winner = ElectionWinner(masters);
   if (masters.size() < 2 || !winner || state_ == SupervisorState::kHandingOver) return false;
+  if (!dual_reported_) ++counters_["dual_master"];
   if (!dual_reported_)
     Emit(Action::EmitEvent("DUAL_MASTER", std::to_string(masters.size()) +
                                               " MASTERs; OpenSM's election picks " +
@@ -187,6 +198,11 @@ bool FailoverPolicy::OnHandoverComplete() {
   problems_.ClearSticky(kProblemHandoverFailed);
   if (operator_waiting_) Emit(Action::Reply(true, "mastership handed over to " + who));
   operator_waiting_ = false;
+  if (restarting_ && !stopping_) {
+    // The new master is seen on the fabric: now the restart costs no master.
+    Emit(Action::EmitEvent("OPENSM_RESTARTING", "new master " + who + "; restarting OpenSM"));
+    Emit(Action::StopOpenSm());
+  }
   return !stopping_;
 }
 
@@ -204,6 +220,11 @@ bool FailoverPolicy::OnDeadline() {
       if (operator_waiting_)
         Emit(Action::Reply(false, "handover did not complete in time; still MASTER"));
       operator_waiting_ = false;
+      if (restarting_) {
+        restarting_ = restart_waiting_ = false;
+        Emit(Action::Reply(false, "the handover did not complete in time: OpenSM was not "
+                                  "restarted; still MASTER"));
+      }
       return !stopping_;  // a stop proceeds anyway: SIGTERM must end
     case SupervisorState::kStopping:
       Emit(Action::EmitEvent("OPENSM_STOP_TIMEOUT", "OpenSM did not exit in time"));

@@ -23,7 +23,7 @@ const char* SmStateName(SmState state) {
 }
 
 FailoverPolicy::FailoverPolicy(PolicyConfig config, TimePoint now)
-    : config_(std::move(config)), now_(now), entered_at_(now),
+    : config_(std::move(config)), created_at_(now), now_(now), entered_at_(now),
       deadline_(now + config_.startup_wait), sms_fresh_at_(now), act_changed_at_(now),
       standby_since_(now), problems_(config_.problem_settle) {}
 
@@ -100,7 +100,7 @@ void FailoverPolicy::Apply(PolicyEvent event) {
       Emit(Action::EmitEvent("FAILOVER_ILLEGAL_EVENT",
                              std::string(PolicyEventName(event)) + " in state " +
                                  SupervisorStateName(state_) + " ignored"));
-    if (event == PolicyEvent::kFailoverCommand)
+    if (event == PolicyEvent::kFailoverCommand || event == PolicyEvent::kRestartCommand)
       Emit(Action::Reply(false, std::string("not possible in state ") +
                                     SupervisorStateName(state_)));
   }
@@ -117,7 +117,8 @@ void FailoverPolicy::ConsumeOneShot(PolicyEvent event) {
     case PolicyEvent::kOpenSmExited: exit_pending_ = false; break;
     case PolicyEvent::kOpenSmStarted: start_pending_ = false; break;
     case PolicyEvent::kFailoverCommand:
-    case PolicyEvent::kStopCommand: command_.reset(); break;
+    case PolicyEvent::kStopCommand:
+    case PolicyEvent::kRestartCommand: command_.reset(); break;
     default: break;
   }
 }
@@ -156,6 +157,7 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
     handover_target_.reset();
     operator_waiting_ = false;
   }
+  ReplyWhenRestarted(next);
   if (operator_claim_) {
     operator_claim_ = false;
     Emit(next == SupervisorState::kMaster
@@ -163,6 +165,12 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
              : Action::Reply(false, std::string("failover interrupted: ") +
                                         SupervisorStateName(next)));
   }
+}
+
+int FailoverPolicy::PriorityForStart() {
+  const int priority = StartPriority(config_, RemoteMaster());
+  commanded_priority_ = priority;
+  return priority;
 }
 
 void FailoverPolicy::SetPriority(int priority) {
@@ -203,6 +211,7 @@ void FailoverPolicy::StepDownWhenIsolated() {
   if (down && observation_->opensm.running && state_ == SupervisorState::kMaster &&
       !isolation_stop_sent_) {
     isolation_stop_sent_ = true;
+    ++counters_["isolated_master"];
     Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
                            "local port Down while MASTER: OpenSM stopped, so it cannot return as a "
                            "second MASTER; a standby starts when the port is back"));

@@ -53,6 +53,8 @@
 //   changes").
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -81,6 +83,16 @@ class FailoverPolicy {
   const std::vector<SmEntry>& view() const { return view_; }
   const ProblemSet& problems() const { return problems_.raised(); }
   const PolicyConfig& config() const { return config_; }
+
+  // The priority a (re)start of OpenSM uses, decided now, and commanded from
+  // now on. The supervisor asks when a restart back-off ends: the subnet may
+  // have changed since OpenSM exited.
+  int PriorityForStart();
+
+  // How often each race or anomaly was seen and acted on, by name
+  // ("dual_master", "no_master", "isolated_master", "handover_taken_back",
+  // "restart"): for status and metrics.
+  const std::map<std::string, std::uint64_t>& counters() const { return counters_; }
 
   // Test hook: put the machine in a state as if it had got there, with the
   // OpenSM child running (used by the table-driven transition tests).
@@ -113,6 +125,7 @@ class FailoverPolicy {
   bool DualMasterDue() const;
   std::optional<SmEntry> Claimer() const;
   bool HandoverCompleteDue() const;
+  bool StartupReadyDue() const;
   bool Claiming() const;
 
   // failover_handlers.cc: one handler per event; the return value is the
@@ -133,11 +146,14 @@ class FailoverPolicy {
   std::optional<std::string> FailoverRefusal(const std::optional<Guid>& target,
                                              std::optional<SmEntry>& chosen) const;
   bool OnStopCommand();
+  bool OnRestartCommand();
+  void ReplyWhenRestarted(SupervisorState next);
   bool OnLocalSmSilent();
   void SetPriority(int priority);
 
   PolicyConfig config_;
   SupervisorState state_ = SupervisorState::kStarting;
+  TimePoint created_at_;
   TimePoint now_;
   TimePoint entered_at_;
   TimePoint deadline_;
@@ -174,6 +190,8 @@ class FailoverPolicy {
   std::optional<SmEntry> handover_target_;
   std::string handover_reason_;
   bool stopping_ = false;          // stop once the handover completes
+  bool restarting_ = false;        // restart OpenSM once handed over / once it exits
+  bool restart_waiting_ = false;   // a restart command awaits its reply (wait)
   bool operator_waiting_ = false;  // a failover command awaits its reply
   bool parked_ = false;            // preempt claim suspended (operator moved us)
   bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
@@ -181,6 +199,7 @@ class FailoverPolicy {
   bool isolation_stop_sent_ = false;     // StopOpenSm sent for this port-down episode
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
 
+  std::map<std::string, std::uint64_t> counters_;
   ProblemTracker problems_;
   std::set<std::pair<SupervisorState, PolicyEvent>> illegal_reported_;
 };

@@ -73,9 +73,11 @@ struct MasterWatch {
 
 // An operator command for the policy (smctl failover, SIGTERM/systemctl stop).
 struct OperatorCommand {
-  enum class Kind { kFailover, kStop };
+  // kRestart: smctl restart-opensm, reload --restart (zero-gap restart).
+  enum class Kind { kFailover, kStop, kRestart };
   Kind kind = Kind::kFailover;
   std::optional<Guid> target;  // failover --to GUID
+  bool force = false;          // restart even with no standby to hand over to
 };
 
 struct Observation {

@@ -36,6 +36,12 @@ struct PolicyConfig {
   Duration no_master_grace{1000};       // no MASTER anywhere this long
   Duration dual_master_grace{2000};     // OpenSM's own resolution gets this
   Duration startup_wait{3000};          // wait for SA data before first start
+  // A role standby whose port is not Active at its first start (no SM has
+  // brought the subnet up: a cold start of both nodes) waits this long for
+  // the role master to come up first, so that the two do not both become
+  // MASTER (docs/opensm-behaviour.md "Start-up races: dual master and no
+  // master"). The role master starts at once.
+  Duration standby_cold_start_wait{6000};
   Duration takeover_timeout{3000};      // HANDOVER to self until MASTER
   Duration handover_timeout{5000};      // yield until the target is MASTER
   Duration stop_timeout{10000};         // StopOpenSm until the child is gone

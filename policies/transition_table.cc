@@ -115,6 +115,20 @@ const std::vector<Transition> kTable = {
     {S::kStopping, E::kFailoverCommand, S::kStopping, S::kStopping, "refused"},
     {S::kStopped, E::kStopCommand, S::kStopped, S::kStopped, "already"},
     {S::kStopped, E::kFailoverCommand, S::kStopped, S::kStopped, "refused"},
+
+    // RESTART_COMMAND: a MASTER hands over first (HANDING_OVER, then its
+    // OpenSM is stopped and started again as a standby); elsewhere OpenSM is
+    // stopped at once and its exit (RECOVERING) starts it again.
+    {S::kStarting, E::kRestartCommand, S::kStarting, S::kStarting, "refused"},
+    {S::kNotActive, E::kRestartCommand, S::kNotActive, S::kNotActive, "restart in place"},
+    {S::kDiscovering, E::kRestartCommand, S::kDiscovering, S::kDiscovering, "restart in place"},
+    {S::kStandby, E::kRestartCommand, S::kStandby, S::kStandby, "restart in place"},
+    {S::kMaster, E::kRestartCommand, S::kHandingOver, S::kMaster, "a standby exists"},
+    {S::kTakingOver, E::kRestartCommand, S::kTakingOver, S::kTakingOver, "refused"},
+    {S::kHandingOver, E::kRestartCommand, S::kHandingOver, S::kHandingOver, "refused"},
+    {S::kRecovering, E::kRestartCommand, S::kRecovering, S::kRecovering, "refused"},
+    {S::kStopping, E::kRestartCommand, S::kStopping, S::kStopping, "refused"},
+    {S::kStopped, E::kRestartCommand, S::kStopped, S::kStopped, "refused"},
 };
 
 }  // namespace
@@ -162,6 +176,7 @@ const char* PolicyEventName(PolicyEvent event) {
     case E::kDeadline: return "DEADLINE";
     case E::kFailoverCommand: return "FAILOVER_COMMAND";
     case E::kStopCommand: return "STOP_COMMAND";
+    case E::kRestartCommand: return "RESTART_COMMAND";
   }
   return "?";
 }

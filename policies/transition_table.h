@@ -40,6 +40,7 @@ enum class PolicyEvent {
   kDeadline,          // the current state's deadline passed
   kFailoverCommand,   // smctl failover [--to GUID]
   kStopCommand,       // SIGTERM / systemctl stop
+  kRestartCommand,    // smctl restart-opensm, reload --restart
 };
 
 const char* SupervisorStateName(SupervisorState state);  // "STANDBY", "TAKING_OVER"

@@ -70,11 +70,36 @@ TEST(PolicyStepTest, StartupJoinsUnderAMasterTheSaReports) {
   EXPECT_EQ(Find(a, Action::Kind::kStartOpenSm)->priority, 5);
 }
 
-TEST(PolicyStepTest, StartupWithThePortInitStartsAtOnce) {
-  FailoverPolicy policy(Config(Role::kStandby), kT0);
+// A cold start of the subnet (no SM has brought the port up): the role
+// master starts at once; the role standby gives it time, or both would
+// start within milliseconds and both become MASTER.
+TEST(PolicyStepTest, ColdStartTheRoleMasterFirstTheStandbyAfterItsWait) {
   Observation obs;
-  obs.local_port = LocalPort{2, 0, 0};  // no SM has configured it: no master
-  const Actions a = policy.Decide(obs, kT0 + Duration(100));
+  obs.local_port = LocalPort{2, 0, 0};  // Init: no SM has configured it
+  FailoverPolicy master(Config(Role::kMaster), kT0);
+  const Actions m = master.Decide(obs, kT0 + Duration(100));
+  ASSERT_NE(Find(m, Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_EQ(Find(m, Action::Kind::kStartOpenSm)->priority, 15);
+
+  FailoverPolicy standby(Config(Role::kStandby), kT0);
+  const Duration wait = standby.config().standby_cold_start_wait;
+  EXPECT_EQ(Find(standby.Decide(obs, kT0 + Duration(100)), Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_EQ(Find(standby.Decide(obs, kT0 + wait - Duration(1)), Action::Kind::kStartOpenSm),
+            nullptr);
+  const Actions s = standby.Decide(obs, kT0 + wait);
+  ASSERT_NE(Find(s, Action::Kind::kStartOpenSm), nullptr) << "nobody came: start anyway";
+  EXPECT_EQ(Find(s, Action::Kind::kStartOpenSm)->priority, 5);
+}
+
+TEST(PolicyStepTest, ColdStartTheStandbyJoinsUnderTheMasterThatCameUp) {
+  FailoverPolicy standby(Config(Role::kStandby), kT0);
+  Observation cold;
+  cold.local_port = LocalPort{2, 0, 0};
+  EXPECT_EQ(Find(standby.Decide(cold, kT0 + Duration(500)), Action::Kind::kStartOpenSm), nullptr);
+  Observation up;  // the master's first sweep made the port Active
+  up.local_port = LocalPort{4, 2, 1};
+  up.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15}};
+  const Actions a = standby.Decide(up, kT0 + Duration(2000));
   ASSERT_NE(Find(a, Action::Kind::kStartOpenSm), nullptr);
   EXPECT_EQ(Find(a, Action::Kind::kStartOpenSm)->priority, 5);
 }

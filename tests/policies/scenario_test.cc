@@ -253,5 +253,77 @@ TEST_P(ScenarioTest, LoneMasterRestartsAtItsRolePriority) {
   EXPECT_EQ(w.node("m").priority, 15);
 }
 
+// Restarting the MASTER's OpenSM (smctl restart-opensm, reload --restart)
+// hands over first and stops OpenSM only once the new master is on the
+// fabric: the subnet never lacks a master. With preempt the role master takes
+// mastership back after its hold time.
+TEST_P(ScenarioTest, RestartOfTheMastersOpenSmKeepsAMasterThroughout) {
+  FabricWorld w(Sweep(), Sa());
+  Boot(w, true);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt});
+  bool stopped = false;
+  for (int i = 0; i < 80 && w.node("m").replies.empty(); ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_FALSE(w.MasterName().empty()) << "no master at step " << i;
+    stopped = stopped || !w.node("m").running;
+    if (!w.node("m").running) {
+      EXPECT_EQ(w.MasterName(), "s") << "stopped before the handover";
+    }
+  }
+  ASSERT_TRUE(stopped) << "OpenSM was never restarted";
+  ASSERT_EQ(w.node("m").replies.size(), 1u);
+  EXPECT_EQ(w.node("m").replies[0].rfind("ok: OpenSM restarted", 0), 0u) << w.node("m").replies[0];
+  EXPECT_EQ(w.node("m").policy->counters().at("restart"), 1u);
+  const int back = StepsUntil(w, [&] { return w.MasterName() == "m"; }, kHoldSteps + 60);
+  EXPECT_GE(back, 0) << "preempt did not take mastership back";
+}
+
+TEST_P(ScenarioTest, RestartOnTheStandbyIsInPlaceAndTheMasterStays) {
+  FabricWorld w(Sweep(), Sa());
+  Boot(w, true);
+  w.Command("s", OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt});
+  bool stopped = false;
+  for (int i = 0; i < 40 && w.node("s").replies.empty(); ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    ASSERT_EQ(w.MasterName(), "m");
+    stopped = stopped || !w.node("s").running;
+  }
+  EXPECT_TRUE(stopped);
+  ASSERT_EQ(w.node("s").replies.size(), 1u);
+  EXPECT_EQ(w.node("s").replies[0], "ok: OpenSM restarted; this SM is STANDBY");
+}
+
+TEST_P(ScenarioTest, RestartOfALoneMasterNeedsForce) {
+  FabricWorld w(Sweep(), Sa());
+  w.AddNode("m", kM, Role::kMaster, true);
+  ASSERT_GE(StepsUntil(w, [&] {
+              return w.node("m").policy->state() == SupervisorState::kMaster;
+            }, 30), 0);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt});
+  w.Step(2);
+  ASSERT_EQ(w.node("m").replies.size(), 1u);
+  EXPECT_EQ(w.node("m").replies[0].rfind("refused: no healthy STANDBY", 0), 0u)
+      << w.node("m").replies[0];
+  EXPECT_TRUE(w.node("m").running);
+  OperatorCommand forced{OperatorCommand::Kind::kRestart, std::nullopt};
+  forced.force = true;
+  w.Command("m", forced);
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("m").replies.size() == 2; }, 40), 0);
+  EXPECT_EQ(w.node("m").replies[1], "ok: OpenSM restarted; this SM is MASTER");
+}
+
+// Two role masters, both with preempt: whichever is master yields to the
+// other's claim once and then stays out (parked): never a flip-flop.
+TEST_P(ScenarioTest, TwoRoleMastersWithPreemptNeverFlipFlop) {
+  FabricWorld w(Sweep(), Sa());
+  w.AddNode("a", kM, Role::kMaster, true);
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "a"; }, 60), 0);
+  w.AddNode("b", kS, Role::kMaster, true);
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("b").state == SmState::kStandby; }, 80), 0);
+  const int changes_before = w.master_changes();
+  ASSERT_TRUE(RunChecked(w, 6 * kHoldSteps));
+  EXPECT_LE(w.master_changes() - changes_before, 1) << "mastership flip-flops between a and b";
+}
+
 }  // namespace
 }  // namespace smsupd::policy::testing

@@ -27,7 +27,7 @@ const std::vector<E> kAllEvents = {
     E::kLocalDiscovering, E::kLocalStandby, E::kLocalMaster, E::kLocalSmSilent,
     E::kMasterLost, E::kNoMaster,
     E::kDualMaster, E::kClaimSeen, E::kHandoverComplete, E::kDeadline,
-    E::kFailoverCommand, E::kStopCommand};
+    E::kFailoverCommand, E::kStopCommand, E::kRestartCommand};
 
 // The local SM's SMInfo state while the supervisor is in `s` (nullopt: down).
 std::optional<SmState> Mirror(S s) {
@@ -80,6 +80,10 @@ Observation ObservationFor(S from, E event, bool guard) {
       obs.command = OperatorCommand{event == E::kStopCommand ? OperatorCommand::Kind::kStop
                                                              : OperatorCommand::Kind::kFailover,
                                     std::nullopt};
+      if (!guard) sms.clear();
+      break;
+    case E::kRestartCommand:
+      obs.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
       if (!guard) sms.clear();
       break;
     default: break;
