@@ -31,8 +31,9 @@ nlohmann::json ToJson(const ReloadArguments& args) {
 Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
   ReloadArguments args;
   FieldReader reader(arguments, "arguments");
-  reader.OnlyKeys({"restart", "wait", "timeout_s", "timeout_ms"});
+  reader.OnlyKeys({"restart", "force", "wait", "timeout_s", "timeout_ms"});
   reader.Bool("restart", &args.restart, false);
+  reader.Bool("force", &args.force, false);
   reader.Bool("wait", &args.wait, false);
   std::int64_t timeout_ms = 0;
   reader.Integer("timeout_ms", &timeout_ms, 1, 86400000, false);
@@ -46,6 +47,27 @@ Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
       reader.Fail("arguments.timeout_s", "expected seconds in (0, 86400], got " + Describe(*timeout));
     else
       args.timeout_s = timeout->get<double>(), args.timeout_given = true;
+  }
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
+nlohmann::json ToJson(const RestartOpenSmArguments& args) {
+  return {{"wait", args.wait}, {"force", args.force}, {"timeout_s", args.timeout_s}};
+}
+
+Result<RestartOpenSmArguments> ParseRestartOpenSmArguments(const nlohmann::json& arguments) {
+  RestartOpenSmArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"wait", "force", "timeout_s"});
+  reader.Bool("wait", &args.wait, false);
+  reader.Bool("force", &args.force, false);
+  if (const json* timeout = reader.Find("timeout_s", false)) {
+    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
+        timeout->get<double>() <= 0 || timeout->get<double>() > 3600)
+      reader.Fail("arguments.timeout_s", "expected seconds in (0, 3600], got " + Describe(*timeout));
+    else
+      args.timeout_s = timeout->get<double>();
   }
   if (reader.error()) return *reader.error();
   return args;
@@ -139,6 +161,8 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
     if (auto parsed = ParseReloadArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "failover") {
     if (auto parsed = ParseFailoverArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "restart-opensm") {
+    if (auto parsed = ParseRestartOpenSmArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "plan") {
     if (auto parsed = ParsePlanArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "rollback") {

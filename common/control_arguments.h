@@ -31,6 +31,7 @@ Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments);
 // only when timeout_given. Without one the daemon uses verify.timeout_s.
 struct ReloadArguments {
   bool restart = false;
+  bool force = false;  // restart even with no standby to hand over to (as restart-opensm)
   bool wait = false;
   double timeout_s = 30;
   bool timeout_given = false;
@@ -49,6 +50,21 @@ struct FailoverArguments {
 };
 nlohmann::json ToJson(const FailoverArguments& args);
 Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments);
+
+// `restart-opensm` (11): restart the local OpenSM without leaving the
+// subnet without a master. On the MASTER: hand over to the best standby
+// first, restart once the new master is on the fabric; elsewhere: restart in
+// place. `force`: restart a MASTER with no standby anyway (the subnet has no
+// master until OpenSM is back). `wait`: answer once the restarted OpenSM is
+// STANDBY or MASTER, else as soon as the restart began.
+struct RestartOpenSmArguments {
+  bool wait = false;
+  bool force = false;
+  double timeout_s = 30;
+};
+nlohmann::json ToJson(const RestartOpenSmArguments& args);
+Result<RestartOpenSmArguments> ParseRestartOpenSmArguments(const nlohmann::json& arguments);
+
 
 // plan (8): {"yaml": text, "file": the name diagnostics give that text}.
 // Neither: the daemon plans its own config file. A "file" without "yaml" is

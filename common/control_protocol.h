@@ -39,6 +39,8 @@
 //              which now means only "connection cap reached"). plan's "file"
 //              is only a name for diagnostics: the daemon never opens a path
 //              a caller gives (smctl always sends the text).
+//   version 1, later: restart-opensm(11) (arguments in control_arguments.h);
+//              reload takes "force" (with "restart": restart a lone MASTER).
 #pragma once
 
 #include <sys/types.h>
@@ -107,7 +109,7 @@ struct CommandInfo {
 };
 
 // Append-only: a new command goes at the end with the next number.
-inline constexpr std::array<CommandInfo, 11> kCommands = {{
+inline constexpr std::array<CommandInfo, 12> kCommands = {{
     {"version", 0, Access::kReadOnly, 1, false, "protocol and daemon version"},
     {"list-commands", 1, Access::kReadOnly, 1, false, "the commands this daemon knows"},
     {"status", 2, Access::kReadOnly, 1, false, "this node, its OpenSM, the subnet's SMs, health"},
@@ -119,6 +121,8 @@ inline constexpr std::array<CommandInfo, 11> kCommands = {{
     {"plan", 8, Access::kReadOnly, 1, false, "what a reload would change"},
     {"history", 9, Access::kReadOnly, 1, false, "applied config generations"},
     {"rollback", 10, Access::kChanging, 1, false, "re-apply an earlier generation"},
+    {"restart-opensm", 11, Access::kChanging, 1, false,
+     "restart the local OpenSM, handing over first when MASTER"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);

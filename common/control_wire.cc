@@ -122,7 +122,8 @@ nlohmann::json ToJson(const StatusWire& status) {
   if (status.failover) {
     const FailoverWire& f = *status.failover;
     json["failover"] = {{"state", f.state}, {"role", f.role}, {"preempt", f.preempt},
-                        {"commanded_priority", f.commanded_priority}};
+                        {"commanded_priority", f.commanded_priority},
+                        {"counters", f.counters}};
   }
   return json;
 }
@@ -143,6 +144,10 @@ Result<StatusWire> ParseStatusWire(const nlohmann::json& json) {
     f.String("role", &wire.role);
     f.Bool("preempt", &wire.preempt);
     f.Integer("commanded_priority", &wire.commanded_priority, -1, 15);
+    if (const auto* counters = f.Find("counters", false); counters && counters->is_object()) {
+      for (const auto& [name, value] : counters->items())
+        if (value.is_number_unsigned()) wire.counters[name] = value.get<std::uint64_t>();
+    }
     if (f.error()) reader.Fail("", f.error()->message);
     status.failover = wire;
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -73,6 +74,10 @@ struct FailoverWire {
   std::string role;
   bool preempt = true;
   int commanded_priority = -1;  // -1: none asked yet
+  // Races and anomalies seen and acted on since this smsupd started, by name
+  // (dual_master, no_master, master_lost, isolated_master,
+  // handover_taken_back, restart): wire "counters".
+  std::map<std::string, std::uint64_t> counters;
 };
 
 struct StatusWire {

@@ -106,6 +106,9 @@ void Daemon::BuildParts() {
   opensm_hooks.stopped = [this] {
     if (stopping_) FinishStop();
   };
+  opensm_hooks.start_priority = [this] {
+    return failover_ ? failover_->PriorityForStart() : running_.config.sm.priority;
+  };
   opensm_ = std::make_unique<OpenSmController>(io_, launcher_, processes_, clock_, running_,
                                                *worker_, status_, options_.opensm_tuning,
                                                std::move(opensm_hooks));
@@ -117,6 +120,17 @@ void Daemon::BuildParts() {
   apply_hooks.reloaded = [this] { notifier_.Notify("READY=1\nSTATUS=" + status_.Line()); };
   apply_hooks.poll_soon = [this] {
     if (failover_) failover_->PollSoon();
+  };
+  apply_hooks.restart_opensm = [this](bool force, auto done) {
+    if (!failover_) return done(false, "smsupd is starting");
+    // Handover (up to handover_timeout), OpenSM's stop and its new start.
+    const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::milliseconds(running_.config.sm.failover.handover_timeout_ms) +
+        options_.opensm_tuning.stop_deadline + std::chrono::seconds(30));
+    failover_->RestartOpenSm(force, /*wait=*/true, limit,
+                             [done](bool ok, const std::string& text, nlohmann::json) {
+                               done(ok, text);
+                             });
   };
   applier_ = std::make_unique<ConfigApplier>(io_, clock_, options_.config_path, running_, *opensm_,
                                              *worker_, status_, std::move(apply_hooks));
@@ -201,6 +215,16 @@ void Daemon::WaitForSignals() {
 // sure the process ends even if that never completes.
 void Daemon::Shutdown() {
   stopping_ = true;
+  if (notifier_.StopIsARestart()) {
+    // `systemctl restart smsupd`: OpenSM keeps running (as MASTER or
+    // STANDBY) and the next smsupd adopts it: no moment without a master.
+    notifier_.Notify("STOPPING=1");
+    applier_->Stop();
+    spdlog::info("SMSUPD_RESTARTING OpenSM (pid {}) keeps running for the next smsupd to adopt",
+                 opensm_->Snapshot().pid);
+    status_.AddEvent("smsupd-restarting", {{"opensm_pid", opensm_->Snapshot().pid}});
+    return FinishStop();
+  }
   auto limit = std::chrono::milliseconds(running_.config.sm.failover.handover_timeout_ms) +
                options_.opensm_tuning.stop_deadline + std::chrono::seconds(5);
   // The service manager waits the whole sequence (a handover first), not

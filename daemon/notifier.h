@@ -20,6 +20,10 @@ class Notifier {
   // The interval at which WATCHDOG=1 must arrive, when the service manager
   // asked for one (WatchdogSec=); nullopt otherwise.
   virtual std::optional<std::chrono::microseconds> WatchdogTimeout() const = 0;
+  // True when the stop under way is the first half of a restart of smsupd
+  // itself (`systemctl restart smsupd`): OpenSM then keeps running, without a
+  // gap, for the next smsupd to adopt. False when unknown.
+  virtual bool StopIsARestart() const = 0;
 };
 
 // Talks to systemd through libsystemd's sd_notify(); a no-op without
@@ -28,6 +32,9 @@ class SystemdNotifier : public Notifier {
  public:
   void Notify(std::string_view message) override;
   std::optional<std::chrono::microseconds> WatchdogTimeout() const override;
+  // Asks systemd over D-Bus for the job of this service's unit: "restart"
+  // (systemd runs a restart job as a stop, then patches it to a start).
+  bool StopIsARestart() const override;
 };
 
 // Calls notifier.Notify("STOPPING=1") when it goes out of scope, so every

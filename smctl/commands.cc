@@ -141,6 +141,22 @@ int RunFailover(const GlobalOptions& options, const control::FailoverArguments& 
   return kExitOk;
 }
 
+int RunRestartOpenSm(const GlobalOptions& options, const control::RestartOpenSmArguments& args,
+                     std::ostream& out, std::ostream& err) {
+  GlobalOptions patient = options;
+  patient.timeout = std::chrono::milliseconds(static_cast<long>(args.timeout_s * 1000) + 2000);
+  ControlClient client(patient.socket, patient.timeout);
+  int exit_code;
+  auto response =
+      Ask(client, patient, "restart-opensm", control::ToJson(args), out, err, &exit_code);
+  if (!response) return exit_code;
+  if (options.json)
+    out << control::SerializeResponse(*response) << "\n";
+  else
+    out << (response->text.empty() ? "restart started" : response->text) << "\n";
+  return kExitOk;
+}
+
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
   ControlClient client(options.socket, options.timeout);
   int exit_code;

@@ -23,6 +23,9 @@ int RunEvents(const GlobalOptions& options, std::uint64_t since, bool follow, st
               std::ostream& err);
 int RunReload(const GlobalOptions& options, const control::ReloadArguments& args,
               std::ostream& out, std::ostream& err);
+// smctl restart-opensm [--wait] [--force] [--timeout S].
+int RunRestartOpenSm(const GlobalOptions& options, const control::RestartOpenSmArguments& args,
+                     std::ostream& out, std::ostream& err);
 int RunFailover(const GlobalOptions& options, const control::FailoverArguments& args,
                 std::ostream& out, std::ostream& err);
 // smctl plan exit codes (with --exit-code; without it changes exit 0 and a

@@ -30,6 +30,7 @@ struct Choices {
   bool exit_code = false;
   smsupd::control::FailoverArguments failover;
   std::string failover_to;
+  smsupd::control::RestartOpenSmArguments restart;
   std::string file;
   std::string out_dir;
 };
@@ -49,7 +50,10 @@ void AddCommands(CLI::App& app, Choices& choices) {
   AddJsonFlag(*events, choices);
   auto* reload = app.add_subcommand("reload", "re-read, validate and apply the config file");
   reload->add_flag("--restart", choices.reload.restart,
-                   "allow an OpenSM restart if a startup-only option changed");
+                   "allow an OpenSM restart if a startup-only option changed (the MASTER hands "
+                   "over first)");
+  reload->add_flag("--force", choices.reload.force,
+                   "with --restart: restart even the only SM (the subnet has no master meanwhile)");
   reload->add_flag("--wait", choices.reload.wait, "return once applied and verified");
   reload->add_option("--timeout", choices.reload.timeout_s,
                      "seconds the verification may take (default: verify.timeout_s)")
@@ -79,6 +83,16 @@ void AddCommands(CLI::App& app, Choices& choices) {
                        "seconds the daemon may take (default 15)")
       ->check(CLI::Range(0.001, 3600.0));
   AddJsonFlag(*failover, choices);
+  auto* restart = app.add_subcommand(
+      "restart-opensm", "restart the local OpenSM; the MASTER hands over to a standby first");
+  restart->add_flag("--wait", choices.restart.wait,
+                    "return once the restarted OpenSM is STANDBY or MASTER");
+  restart->add_flag("--force", choices.restart.force,
+                    "restart even with no standby (the subnet has no master meanwhile)");
+  restart->add_option("--timeout", choices.restart.timeout_s,
+                      "seconds the daemon may take (default 30)")
+      ->check(CLI::Range(0.001, 3600.0));
+  AddJsonFlag(*restart, choices);
   auto* validate = app.add_subcommand("validate", "check a config file (offline)");
   validate->add_option("FILE", choices.file, "the smsupd.yaml to check")->required();
   AddJsonFlag(*validate, choices);
@@ -116,6 +130,8 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
     if (!choices.failover_to.empty()) args.to = smsupd::ParseGuid(choices.failover_to);
     return RunFailover(global, args, std::cout, std::cerr);
   }
+  if (app.got_subcommand("restart-opensm"))
+    return RunRestartOpenSm(global, choices.restart, std::cout, std::cerr);
   if (app.got_subcommand("validate"))
     return smsupd::config::RunValidateCommand(choices.file, global.json, std::cout, std::cerr);
   if (app.got_subcommand("render"))

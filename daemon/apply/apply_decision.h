@@ -30,6 +30,7 @@ struct ApplyRequest {
   std::string applied_by;  // "uid 0", "signal", "rollback by uid 0", "auto-rollback"
   std::optional<std::uint32_t> uid;
   bool restart = false;    // an OpenSM restart is allowed
+  bool force = false;      // ... even of a MASTER with no standby to hand over to
   bool wait = false;       // reply once verified / rolled back
   std::optional<std::chrono::milliseconds> timeout;  // default: verify.timeout_s
   // Apply this stored generation's YAML instead of the config file.

@@ -25,6 +25,8 @@ std::string ConfigApplier::ApplyText(const ApplyRun& run) const {
   std::string joined;
   for (const auto& option : run.restart_needed) joined += (joined.empty() ? "" : ", ") + option;
   if (run.restarting) text += "; OpenSM restarted for " + joined;
+  else if (!run.restart_refusal.empty())
+    text += "; OpenSM not restarted for " + joined + ": " + run.restart_refusal;
   else if (!joined.empty()) text += "; OpenSM restart needed for " + joined + " (smctl reload --restart)";
   return text;
 }
@@ -108,8 +110,11 @@ void ConfigApplier::RecordVerification(const RunPtr& run) {
 }
 
 void ConfigApplier::FinishApply(const RunPtr& run) {
-  bool good = run->step == ApplyStep::kVerified || run->step == ApplyStep::kSkipped ||
-              run->step == ApplyStep::kDrift;
+  // A restart that was asked for and refused (no standby) is a failure the
+  // caller must see, though nothing is rolled back.
+  bool good = (run->step == ApplyStep::kVerified || run->step == ApplyStep::kSkipped ||
+               run->step == ApplyStep::kDrift) &&
+              run->restart_refusal.empty();
   if (run->reply) {
     run->reply(MakeResponse(good ? ResultCode::kSuccess : ResultCode::kError,
                             ApplyText(*run) + "; " + VerificationText(*run), ApplyArguments(*run, true)));

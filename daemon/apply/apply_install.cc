@@ -103,14 +103,26 @@ void ConfigApplier::LogApplied(const RunPtr& run) {
 void ConfigApplier::SignalOpenSm(const RunPtr& run, Guid port) {
   std::string joined;
   for (const auto& option : run->restart_needed) joined += (joined.empty() ? "" : ", ") + option;
-  if (!run->restart_needed.empty() && run->request.restart) {
+  if (!run->restart_needed.empty() && run->request.restart && hooks_.restart_opensm) {
     running_.port_guid = port;
     run->restarting = true;
-    pending_restart_.clear();
-    reporter_.ClearProblem(kProblemRestartNeeded);
     spdlog::info("OPENSM_RESTART_FOR_CONFIG generation {}: {}", run->generation, joined);
-    opensm_.Restart(running_.config, running_.port_guid, [this, run](Status started) {
-      if (!started) spdlog::error("OPENSM_RESTART_FAILED {}", started.message());
+    // The failover policy restarts OpenSM: a MASTER hands over first, so
+    // the subnet keeps a master; with no standby it refuses unless forced.
+    hooks_.restart_opensm(run->request.force, [this, run, joined](bool ok, const std::string& text) {
+      if (ok) {
+        const SubnetObservation seen = hooks_.subnet ? hooks_.subnet() : SubnetObservation{};
+        run->local_master = seen.local_sm && seen.local_sm->state == SmState::kMaster;
+        run->subnet_up_baseline = opensm_.SweepsSeen();
+        return AfterSignal(run);
+      }
+      spdlog::error("OPENSM_RESTART_FAILED generation {}: {}", run->generation, text);
+      run->restarting = false;
+      run->restart_refusal = text;
+      const std::string why = "OpenSM restart needed for " + joined + ": " + text;
+      spdlog::warn("RESTART_NEEDED {}", why);
+      reporter_.RaiseProblem(kProblemRestartNeeded, why);
+      if (Status hup = opensm_.Hangup(); !hup) spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
       AfterSignal(run);
     });
     return;

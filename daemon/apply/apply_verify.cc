@@ -28,7 +28,7 @@ void ConfigApplier::StartSweepWait(const RunPtr& run) {
   run->sweep_deadline = std::min(run->deadline, clock_.Now() + kSweepWait);
   if (!run->timer) run->timer = std::make_unique<boost::asio::steady_timer>(io_);
   // A STANDBY's OpenSM does not sweep: look at the fabric at once.
-  if (!run->local_master && !run->restarting) return VerifyApplied(run);
+  if (!run->local_master) return VerifyApplied(run);
   PollForSweep(run);
 }
 
@@ -76,7 +76,7 @@ void ConfigApplier::VerifyApplied(const RunPtr& run) {
 
 void ConfigApplier::Decide(const RunPtr& run) {
   VerifyRound round;
-  round.local_master = run->local_master || run->restarting;
+  round.local_master = run->local_master;
   round.skipped = run->verification.skipped;
   round.timed_out = run->timed_out;
   round.ok = run->verification.ok;

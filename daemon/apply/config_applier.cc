@@ -75,6 +75,23 @@ void ConfigApplier::RegisterCommands(control::CommandRouter& router) {
   });
 }
 
+void ConfigApplier::Stop() {
+  stopping_ = true;
+  if (!run_) return;
+  const std::string text = "smsupd is stopping: generation " + std::to_string(run_->generation) +
+                           " is installed but was not verified";
+  spdlog::warn("PKEY_NOT_VERIFIED generation {}: {}", run_->generation, text);
+  if (Status saved = generations_.SetVerification(
+          run_->generation, {{"state", "interrupted"}, {"text", text}});
+      !saved)
+    spdlog::warn("GENERATION_NOT_SAVED {}", saved.message());
+  if (run_->reply) {
+    run_->reply(MakeResponse(ResultCode::kError, text, ApplyArguments(*run_)));
+    run_->reply = nullptr;
+  }
+  if (run_->timer) run_->timer->cancel();
+}
+
 void ConfigApplier::Reload() {
   StartApply(MakeApplyRequest("signal", "signal"), [](control::Response) {});
 }
@@ -98,6 +115,7 @@ void ConfigApplier::HandleReload(const control::Request& request, const control:
                args->restart ? " with restart allowed" : "");
   ApplyRequest apply = MakeApplyRequest("reload", "uid " + std::to_string(caller.uid), caller.uid);
   apply.restart = args->restart;
+  apply.force = args->force;
   apply.wait = args->wait;
   if (args->timeout_given)
     apply.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->timeout_s * 1000));

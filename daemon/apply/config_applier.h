@@ -54,6 +54,10 @@ struct ApplyHooks {
   std::function<void(const std::string& status)> reloading;
   std::function<void()> reloaded;
   std::function<void()> poll_soon;  // a watch round now (after OpenSM was told)
+  // Restarts OpenSM the zero-gap way (FailoverController::RestartOpenSm:
+  // a MASTER hands over first); `done` once it is back, or refused.
+  std::function<void(bool force, std::function<void(bool ok, const std::string& text)> done)>
+      restart_opensm;
 };
 
 class ConfigApplier {
@@ -79,8 +83,10 @@ class ConfigApplier {
   void OpenSmStarted();
   // OpenSM's log said partitions.conf was refused.
   void PartitionConfigRefused(const std::string& line);
-  // The daemon stops: no new step starts.
-  void Stop() { stopping_ = true; }
+  // The daemon stops: no new step starts. A caller waiting for the apply in
+  // progress is told it was not verified; its generation stays installed
+  // (and current), its verification recorded as "interrupted".
+  void Stop();
 
   bool busy() const { return run_ != nullptr; }
 

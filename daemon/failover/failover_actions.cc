@@ -41,6 +41,8 @@ void FailoverController::Execute(const policy::Action& action) {
       Report(action.id, action.text);
       if (action.id == "FAILOVER_REQUESTED" && waiting_ && !waiting_->wait)
         Answer(true, "failover started: " + action.text);
+      if (action.id == "OPENSM_RESTART_REQUESTED" && waiting_ && !waiting_->wait)
+        Answer(true, "restart started: " + action.text);
       break;
     case Kind::kReplyToOperator: Answer(action.ok, action.text); break;
   }
@@ -76,8 +78,23 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
 
 void FailoverController::Failover(std::optional<Guid> to, bool wait,
                                   std::chrono::milliseconds timeout, Reply reply) {
+  policy::OperatorCommand command{policy::OperatorCommand::Kind::kFailover, to};
+  Command(command, wait, timeout, std::move(reply));
+}
+
+void FailoverController::RestartOpenSm(bool force, bool wait, std::chrono::milliseconds timeout,
+                                       Reply reply) {
+  policy::OperatorCommand command{policy::OperatorCommand::Kind::kRestart, std::nullopt};
+  command.force = force;
+  Command(command, wait, timeout, std::move(reply));
+}
+
+// One operator command at a time; it is decided on the next round that takes
+// a fresh inventory.
+void FailoverController::Command(policy::OperatorCommand command, bool wait,
+                                 std::chrono::milliseconds timeout, Reply reply) {
   if (waiting_) {
-    reply(false, "a failover is already in progress", nlohmann::json::object());
+    reply(false, "a failover or restart is already in progress", nlohmann::json::object());
     return;
   }
   Guid from = latest_.master ? latest_.master->info.guid : 0;
@@ -88,7 +105,7 @@ void FailoverController::Failover(std::optional<Guid> to, bool wait,
     Answer(false, "no result within " + std::to_string(timeout.count()) +
                       " ms; the handover may still complete (see smctl events)");
   });
-  pending_command_ = policy::OperatorCommand{policy::OperatorCommand::Kind::kFailover, to};
+  pending_command_ = command;
   InventoryNow();
 }
 
@@ -126,6 +143,28 @@ void FailoverController::RegisterCommands(control::CommandRouter& router) {
                                      control::CommandHandler::Reply reply) {
     HandleFailover(request, caller, std::move(reply));
   });
+  router.Register("restart-opensm", [this](const control::Request& request,
+                                           const control::Caller& caller,
+                                           control::CommandHandler::Reply reply) {
+    HandleRestart(request, caller, std::move(reply));
+  });
+}
+
+void FailoverController::HandleRestart(const control::Request& request,
+                                       const control::Caller& caller,
+                                       control::CommandHandler::Reply reply) {
+  spdlog::info("RESTART_OPENSM_COMMAND by uid {} (pid {})", caller.uid, caller.pid);
+  auto args = control::ParseRestartOpenSmArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  if (stop_requested_) return reply(MakeResponse(ResultCode::kError, "smsupd is stopping"));
+  auto timeout = std::chrono::milliseconds(static_cast<long>(args->timeout_s * 1000));
+  RestartOpenSm(args->force, args->wait, timeout,
+                [reply = std::move(reply)](bool ok, const std::string& text, nlohmann::json details) {
+                  spdlog::log(ok ? spdlog::level::info : spdlog::level::warn,
+                              "RESTART_OPENSM_RESULT {}: {}", ok ? "ok" : "failed", text);
+                  reply(MakeResponse(ok ? ResultCode::kSuccess : ResultCode::kError, text,
+                                     std::move(details)));
+                });
 }
 
 void FailoverController::HandleFailover(const control::Request& request,
@@ -149,6 +188,7 @@ control::FailoverWire FailoverController::Wire() const {
   control::FailoverWire wire;
   wire.state = policy::SupervisorStateName(policy_.state());
   wire.commanded_priority = policy_.commanded_priority().value_or(-1);
+  wire.counters = policy_.counters();
   return wire;
 }
 

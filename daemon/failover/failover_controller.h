@@ -67,6 +67,13 @@ class FailoverController {
   // smctl failover. `wait`: reply when the handover completed or failed;
   // otherwise as soon as it started (or was refused). `timeout` bounds a wait.
   void Failover(std::optional<Guid> to, bool wait, std::chrono::milliseconds timeout, Reply reply);
+  // smctl restart-opensm and reload --restart: restart the local OpenSM,
+  // handing over first when MASTER (policies/failover_policy.h). `force`:
+  // also a MASTER with no standby. Replies like Failover.
+  void RestartOpenSm(bool force, bool wait, std::chrono::milliseconds timeout, Reply reply);
+  // The priority a restart of OpenSM after its back-off uses, decided now.
+  int PriorityForStart() { return policy_.PriorityForStart(); }
+
   // SIGTERM: hand over first when MASTER, then stop OpenSM (LocalSmControl::Stop).
   void StopRequested();
   bool stop_requested() const { return stop_requested_; }
@@ -100,6 +107,10 @@ class FailoverController {
 
   void HandleFailover(const control::Request& request, const control::Caller& caller,
                       control::CommandHandler::Reply reply);
+  void HandleRestart(const control::Request& request, const control::Caller& caller,
+                     control::CommandHandler::Reply reply);
+  void Command(policy::OperatorCommand command, bool wait, std::chrono::milliseconds timeout,
+               Reply reply);
   void Report(const std::string& kind, const std::string& text);
   void Problem(const std::string& id, const std::string& text, bool raised);
 

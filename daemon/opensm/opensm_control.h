@@ -3,7 +3,7 @@
 // the callers implement them with recorders.
 //
 //   LocalSmControl    the failover policy's actions: priority, start, stop
-//   OpenSmConfigSink  the apply pipeline: render, install, signal, restart
+//   OpenSmConfigSink  the apply pipeline: render, install, signal
 //
 // Every rendering of opensm.conf carries the priority the failover policy
 // commands (the policy owns the decision, OpenSmController keeps it), so a
@@ -47,10 +47,9 @@ class OpenSmConfigSink {
   // Writes both files atomically; returns the hash of the YAML rendered.
   virtual Result<std::string> Install(const config::Config& config, Guid port) = 0;
   // SIGHUP: a heavy sweep that re-reads partitions.conf and the runtime options.
+  // (A restart for startup-only options goes through the failover policy,
+  // which hands over first: ApplyHooks::restart_opensm.)
   virtual Status Hangup() = 0;
-  // Stop, then start OpenSM for `config` on `port` (startup-only options).
-  virtual void Restart(const config::Config& config, Guid port,
-                       std::function<void(Status)> done) = 0;
   // How many heavy sweeps OpenSM has reported done ("SUBNET UP" lines in its
   // log, read now). The line may never come: OpenSM buffers INFO lines.
   virtual std::uint64_t SweepsSeen() = 0;

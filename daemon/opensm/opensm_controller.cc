@@ -42,7 +42,14 @@ OpenSmController::OpenSmController(boost::asio::io_context& io, ProcessLauncher&
                                    Reporter& reporter, SupervisorTuning tuning, OpenSmHooks hooks)
     : io_(io), running_(running), worker_(worker), reporter_(reporter), hooks_(std::move(hooks)),
       supervisor_(io, launcher, processes, clock, SpecFor(running.config, running.port_guid),
-                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }) {}
+                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }) {
+  supervisor_.SetBeforeRestart([this] {
+    if (!hooks_.start_priority) return;
+    const int priority = hooks_.start_priority();
+    commanded_ = priority;
+    if (priority != rendered_) Rerender(priority);
+  });
+}
 
 OpenSmController::~OpenSmController() {
   if (log_watcher_) log_watcher_->Stop();
@@ -133,6 +140,9 @@ void OpenSmController::Start(int priority, bool restart) {
   // with the file just written.
   if (state != OpenSmSnapshot::State::kStopped) return;
   KeepLogPrivate(LogPath());
+  // The config in force may have changed the binary or the port since the
+  // last start (a reload with a startup-only change restarts through here).
+  supervisor_.SetSpec(SpecFor(running_.config, running_.port_guid));
   Status started = supervisor_.Start();
   if (started) {
     has_run_ = true;
@@ -164,12 +174,6 @@ Result<std::string> OpenSmController::Install(const config::Config& config, Guid
 }
 
 Status OpenSmController::Hangup() { return supervisor_.Hangup(); }
-
-void OpenSmController::Restart(const config::Config& config, Guid port,
-                               std::function<void(Status)> done) {
-  KeepLogPrivate(LogPath());
-  supervisor_.Restart(SpecFor(config, port), std::move(done));
-}
 
 std::uint64_t OpenSmController::SweepsSeen() {
   if (!log_watcher_) return 0;

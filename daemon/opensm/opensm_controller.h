@@ -39,6 +39,9 @@ struct OpenSmHooks {
   std::function<void(const Status&)> first_start_failed;
   // A Stop() finished: OpenSM is gone.
   std::function<void()> stopped;
+  // The priority a restart after the back-off starts at, decided when the
+  // back-off ends (the failover policy's PriorityForStart).
+  std::function<int()> start_priority;
 };
 
 class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
@@ -71,7 +74,6 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   config::RenderedFiles Render(const config::Config& config, Guid port) const override;
   Result<std::string> Install(const config::Config& config, Guid port) override;
   Status Hangup() override;
-  void Restart(const config::Config& config, Guid port, std::function<void(Status)> done) override;
   std::uint64_t SweepsSeen() override;
 
  private:

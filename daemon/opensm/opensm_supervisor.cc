@@ -159,6 +159,7 @@ void OpenSmSupervisor::ScheduleRestart(Clock::Duration delay) {
   restart_timer_.async_wait([this](boost::system::error_code error) {
     if (error || state_ != State::kWaitingToRestart) return;
     ++restarts_;
+    if (before_restart_) before_restart_();
     Status started = Spawn();
     if (started) return;
     Emit("OPENSM_START_FAILED", started.message(), 0, spdlog::level::err);

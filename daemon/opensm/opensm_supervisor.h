@@ -76,8 +76,15 @@ class OpenSmSupervisor {
   bool Adopt();
   // SIGTERM, SIGKILL after the deadline; `done` runs once OpenSM is gone.
   void Stop(std::function<void()> done);
-  // Stop, then start with `spec` (reload --restart).
+  // Stop, then start with `spec`.
   void Restart(OpenSmLaunchSpec spec, std::function<void(Status)> done);
+  // The spec of the next start (binary, files, port), e.g. after a config
+  // change; a running OpenSM keeps what it was started with.
+  void SetSpec(OpenSmLaunchSpec spec) { spec_ = std::move(spec); }
+  // Called just before a restart after the back-off spawns OpenSM: the
+  // files can be brought up to date (the priority to start at is decided
+  // then, not when OpenSM exited).
+  void SetBeforeRestart(std::function<void()> hook) { before_restart_ = std::move(hook); }
   // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
   Status Hangup();
 
@@ -115,6 +122,7 @@ class OpenSmSupervisor {
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer kill_timer_;
   std::vector<std::function<void()>> on_stopped_;
+  std::function<void()> before_restart_;
 };
 
 }  // namespace smsupd

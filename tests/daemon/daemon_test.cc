@@ -38,6 +38,8 @@ class FakeNotifier : public Notifier {
     changed_.notify_all();
   }
   std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return 20ms; }
+  bool StopIsARestart() const override { return restarting; }
+  std::atomic<bool> restarting{false};  // as systemd says for `systemctl restart`
 
   // Waits until `count` messages start with `prefix`.
   bool WaitFor(const std::string& prefix, int count) {
@@ -220,6 +222,45 @@ TEST_F(DaemonTest, AStateDirOthersCanWriteIsRefusedOneOthersCanReadIsMadePrivate
   EXPECT_EQ(info.st_mode & 07777, 0600u) << "opensm.conf may hold m_key and sa_key";
   daemon.RequestStop();
   ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+}
+
+// `systemctl restart smsupd` stopped OpenSM like a stop (the MASTER handed
+// over, or the subnet lost its master): the next smsupd found nothing to
+// adopt. A restart leaves OpenSM running and the next smsupd adopts it.
+TEST_F(DaemonTest, ARestartOfSmsupdLeavesOpenSmRunningForTheNext) {
+  pid_t opensm = 0;
+  {
+    Daemon first(options_, notifier_);
+    auto exit_code = std::async(std::launch::async, [&] { return first.Run(); });
+    ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+    std::ifstream pid_file(dir_ + "/state/opensm.pid");
+    std::string line;
+    ASSERT_TRUE(std::getline(pid_file, line) && line.rfind("pid=", 0) == 0);
+    opensm = std::stoi(line.substr(4));
+    notifier_.restarting = true;
+    first.RequestStop();
+    ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+    EXPECT_EQ(exit_code.get(), 0);
+  }
+  EXPECT_EQ(::kill(opensm, 0), 0) << "OpenSM was stopped by a restart of smsupd";
+  notifier_.restarting = false;
+  Daemon second(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return second.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 2));
+  std::ifstream pid_file(dir_ + "/state/opensm.pid");
+  std::string line;
+  ASSERT_TRUE(std::getline(pid_file, line));
+  EXPECT_EQ(line, "pid=" + std::to_string(opensm)) << "the next smsupd did not adopt OpenSM";
+  second.RequestStop();
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  // Not running: gone, or a zombie of this test process (the first daemon
+  // started it here and no longer waits for it).
+  std::ifstream stat("/proc/" + std::to_string(opensm) + "/stat");
+  std::string fields;
+  std::getline(stat, fields);
+  const auto state = fields.find(") ");
+  EXPECT_TRUE(fields.empty() || (state != std::string::npos && fields[state + 2] == 'Z'))
+      << "a stop (not a restart) leaves no OpenSM: " << fields;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ class QuietNotifier : public Notifier {
  public:
   void Notify(std::string_view) override {}
   std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return std::nullopt; }
+  bool StopIsARestart() const override { return false; }
 };
 
 class ConfigApplyDaemonTest : public ::testing::Test {

@@ -43,15 +43,10 @@ class RecordingOpenSm : public OpenSmConfigSink {
     if (sweeps_on_hangup) ++sweeps;
     return Status::Ok();
   }
-  void Restart(const config::Config&, Guid, std::function<void(Status)> done) override {
-    ++restarts;
-    done(Status::Ok());
-  }
   std::uint64_t SweepsSeen() override { return sweeps; }
 
   std::vector<std::string> installed;
   int hangups = 0;
-  int restarts = 0;
   std::uint64_t sweeps = 0;
   bool sweeps_on_hangup = true;
 };
@@ -92,6 +87,11 @@ class ConfigApplierTest : public ::testing::Test {
     hooks.reloading = [this](const std::string&) { notices_.push_back("RELOADING=1"); };
     hooks.reloaded = [this] { notices_.push_back("READY=1"); };
     hooks.poll_soon = [] {};
+    hooks.restart_opensm = [this](bool force, std::function<void(bool, const std::string&)> done) {
+      restarts_.push_back(force);
+      if (restart_refused_.empty()) return done(true, "OpenSM restarted; this SM is STANDBY");
+      done(false, restart_refused_);
+    };
     applier_ = std::make_unique<ConfigApplier>(io_, clock_, ConfigPath(), running_, opensm_, *worker_,
                                                reporter_, std::move(hooks));
     applier_->RegisterCommands(router_);
@@ -151,6 +151,8 @@ class ConfigApplierTest : public ::testing::Test {
   RecordingOpenSm opensm_;
   RecordingReporter reporter_;
   SubnetObservation seen_;
+  std::vector<bool> restarts_;    // restart_opensm calls, with their force flag
+  std::string restart_refused_;   // the failover policy's refusal, if any
   std::vector<std::string> notices_;
   control::CommandRouter router_;
   std::unique_ptr<ConfigApplier> applier_;
@@ -208,6 +210,23 @@ TEST_F(ConfigApplierTest, ACommandDuringAnApplyIsBusyASignalIsQueued) {
       << "the queued SIGHUP was not applied";
 }
 
+// A stop during an apply left `reload --wait` without an answer.
+TEST_F(ConfigApplierTest, AStopDuringAnApplyAnswersTheWaitingCaller) {
+  opensm_.sweeps_on_hangup = false;  // the apply waits for its sweep
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}});
+  io_.run_for(50ms);
+  ASSERT_FALSE(reply->has_value());
+  applier_->Stop();
+  ASSERT_TRUE(reply->has_value());
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_NE((*reply)->text.find("not verified"), std::string::npos) << (*reply)->text;
+  EXPECT_EQ(running_.generation.number, 2u) << "the installed generation stays current";
+  auto meta = ReadWholeFile(dir_ + "/state/generations/2/meta.json");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_NE(meta->find("interrupted"), std::string::npos);
+}
+
 TEST_F(ConfigApplierTest, VerificationWaitsForTheSweepUntilTheClockSaysItIsLate) {
   opensm_.sweeps_on_hangup = false;
   std::ofstream(ConfigPath(), std::ios::app) << kTenant;
@@ -256,7 +275,7 @@ TEST_F(ConfigApplierTest, AStartupOnlyChangeWaitsForARestart) {
   ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
   EXPECT_NE((*reply)->text.find("restart needed for"), std::string::npos) << (*reply)->text;
   EXPECT_TRUE(reporter_.HasProblem(kProblemRestartNeeded));
-  EXPECT_EQ(opensm_.restarts, 0);
+  EXPECT_TRUE(restarts_.empty());
   applier_->OpenSmStarted();
   EXPECT_FALSE(reporter_.HasProblem(kProblemRestartNeeded));
 }
@@ -269,6 +288,36 @@ TEST_F(ConfigApplierTest, ValidateChecksTheFileOnDisk) {
   auto* invalid = Send("validate", nlohmann::json::object());
   EXPECT_EQ((*invalid)->result, ResultCode::kError);
   EXPECT_EQ((*invalid)->arguments["valid"], false);
+}
+
+// reload --restart restarted OpenSM in place: on the MASTER the subnet had
+// no master until it was back. The restart now goes through the failover
+// policy (hand over first); after it, this node is a STANDBY, so a
+// mismatch is drift, not a reason to roll back.
+TEST_F(ConfigApplierTest, ARestartForAStartupOnlyChangeGoesThroughTheFailoverPolicy) {
+  WriteConfig("", "  opensm:\n    options:\n      routing_engine: updn\n");
+  seen_.local_sm->state = SmState::kStandby;  // what the hook leaves behind
+  auto* reply = Send("reload", {{"restart", true}, {"wait", true}});
+  ASSERT_TRUE(RunAdvancing([&] { return reply->has_value(); }));
+  EXPECT_EQ(restarts_, std::vector<bool>{false});
+  EXPECT_EQ((*reply)->result, ResultCode::kSuccess) << (*reply)->text;
+  EXPECT_NE((*reply)->text.find("OpenSM restarted for routing_engine"), std::string::npos)
+      << (*reply)->text;
+  EXPECT_EQ(opensm_.hangups, 0) << "a restart needs no SIGHUP";
+}
+
+TEST_F(ConfigApplierTest, ARefusedRestartIsAFailureTheCallerSees) {
+  restart_refused_ = "no healthy STANDBY SM to hand over to";
+  WriteConfig("", "  opensm:\n    options:\n      routing_engine: updn\n");
+  auto* reply = Send("reload", {{"restart", true}, {"wait", true}});
+  ASSERT_TRUE(RunAdvancing([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kError) << (*reply)->text;
+  EXPECT_NE((*reply)->text.find("not restarted"), std::string::npos) << (*reply)->text;
+  EXPECT_TRUE(reporter_.HasProblem(kProblemRestartNeeded));
+  auto* forced = Send("reload", {{"restart", true}, {"force", true}});
+  ASSERT_TRUE(RunAdvancing([&] { return forced->has_value(); }));
+  ASSERT_EQ(restarts_.size(), 2u);
+  EXPECT_TRUE(restarts_[1]) << "--force reaches the failover policy";
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ class OpenSmControllerTest : public ::testing::Test {
     hooks.first_start_failed = [this](const Status& failed) { first_failure_ = failed.message(); };
     hooks.stopped = [this] { ++stopped_; };
     hooks.on_event = [this](const OpenSmEvent& event) { supervisor_events_.push_back(event.kind); };
+    hooks.start_priority = [this] { return hooks_start_priority_ ? hooks_start_priority_() : 5; };
     SupervisorTuning tuning;
     tuning.backoff = {1ms, 8ms, 60s};
     controller_ = std::make_unique<OpenSmController>(io_, launcher_, processes_, clock_, running_,
@@ -122,6 +123,7 @@ class OpenSmControllerTest : public ::testing::Test {
   std::unique_ptr<OpenSmController> controller_;
   std::vector<OpenSmLogEvent::Kind> logged_;
   std::vector<std::string> supervisor_events_;
+  std::function<int()> hooks_start_priority_;
   int running_calls_ = 0;
   int stopped_ = 0;
   std::string first_failure_;
@@ -192,18 +194,35 @@ TEST_F(OpenSmControllerTest, AFailedFirstStartIsTheDaemonsFailure) {
   EXPECT_TRUE(reporter_.problems.empty());
 }
 
+// Also: a start uses the config in force (a reload changed the binary).
 TEST_F(OpenSmControllerTest, AFailedStartAfterOpenSmRanIsAHealthProblem) {
   controller_->Start(15, false);
   ASSERT_EQ(running_calls_, 1);
-  config::Config broken = running_.config;
-  broken.sm.opensm.binary = dir_ + "/no-such-opensm";
-  std::optional<Status> restarted;
-  controller_->Restart(broken, kPort, [&](Status started) { restarted = started; });
-  ASSERT_TRUE(RunUntil([&] { return restarted.has_value(); }));
-  EXPECT_FALSE(*restarted);
+  controller_->Stop();
+  ASSERT_TRUE(RunUntil([&] { return stopped_ == 1; }));
+  running_.config.sm.opensm.binary = dir_ + "/no-such-opensm";
   controller_->Start(15, true);
   EXPECT_EQ(first_failure_, "") << "OpenSM ran before: the daemon keeps running";
   EXPECT_TRUE(reporter_.HasProblem(kProblemOpenSmStartFailed));
+}
+
+// The priority of a restart after the back-off was the one decided when
+// OpenSM exited, however the subnet changed meanwhile.
+TEST_F(OpenSmControllerTest, ARestartAfterTheBackOffAsksForItsPriorityThen) {
+  std::ofstream(dir_ + "/fake-opensm") << "#!/bin/sh\nexit 3\n";  // exits at once
+  int asked = 0;
+  int priority = 5;
+  hooks_start_priority_ = [&] {
+    ++asked;
+    return priority;
+  };
+  MakeController();
+  controller_->Start(5, false);
+  ASSERT_EQ(PriorityInConf(), "5");
+  priority = 14;  // the subnet changed while OpenSM was down
+  ASSERT_TRUE(RunUntil([&] { return asked > 0; })) << "the restart after the back-off never asked";
+  ASSERT_TRUE(RunUntil([&] { return PriorityInConf() == "14"; }));
+  EXPECT_EQ(controller_->commanded_priority(), 14);
 }
 
 TEST_F(OpenSmControllerTest, StopEndsOpenSmAndTellsTheDaemon) {

@@ -21,6 +21,7 @@ class RecordingNotifier : public Notifier {
  public:
   void Notify(std::string_view message) override { messages.emplace_back(message); }
   std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return std::nullopt; }
+  bool StopIsARestart() const override { return false; }
   std::vector<std::string> messages;
 };
 
