@@ -193,17 +193,20 @@ bool FailoverPolicy::HandoverCompleteDue() const {
 }
 
 // The first start: once the SA has answered (who is master is known), or
-// after startup_wait. A port that is not Active means no SM runs yet: the
-// role master starts at once, a role standby gives it
-// standby_cold_start_wait to come up first.
+// when no master can be known: the role master at once if its port is not
+// Active (no SM runs yet), else after startup_wait (an SA may just be
+// slow); a role standby only after standby_cold_start_wait, giving the role
+// master time to come up first. Both nodes starting together (a power cut)
+// then never both become MASTER.
 bool FailoverPolicy::StartupReadyDue() const {
   if (state_ != SupervisorState::kStarting || observation_->opensm.running) return false;
+  if (sms_known_) return true;
   const auto& port = observation_->local_port;
-  const bool cold = !port || !port->active();
-  if (cold && config_.role == Role::kStandby)
-    return now_ - created_at_ >= std::max(config_.startup_wait, config_.standby_cold_start_wait);
-  if (now_ >= deadline_) return true;
-  return port && (!port->active() || sms_known_);
+  const bool active = port && port->active();
+  const auto waited = now_ - created_at_;
+  if (config_.role == Role::kStandby)
+    return waited >= std::max(config_.startup_wait, config_.standby_cold_start_wait);
+  return (port && !active) || waited >= config_.startup_wait;
 }
 
 std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {

@@ -91,6 +91,24 @@ TEST(PolicyStepTest, ColdStartTheRoleMasterFirstTheStandbyAfterItsWait) {
   EXPECT_EQ(Find(s, Action::Kind::kStartOpenSm)->priority, 5);
 }
 
+// Both management nodes rebooted while the switches stayed up: the ports
+// are Active, no SA answers. The role master starts after startup_wait,
+// the role standby only after its longer cold-start wait.
+TEST(PolicyStepTest, RebootOfBothNodesStartsTheRoleMasterFirst) {
+  Observation obs;
+  obs.local_port = LocalPort{4, 3, 1};  // Active, SM LID of an SM that is gone
+  FailoverPolicy master(Config(Role::kMaster), kT0);
+  const Duration startup = master.config().startup_wait;
+  EXPECT_EQ(Find(master.Decide(obs, kT0 + startup - Duration(1)), Action::Kind::kStartOpenSm),
+            nullptr);
+  EXPECT_NE(Find(master.Decide(obs, kT0 + startup), Action::Kind::kStartOpenSm), nullptr);
+  FailoverPolicy standby(Config(Role::kStandby), kT0);
+  EXPECT_EQ(Find(standby.Decide(obs, kT0 + startup), Action::Kind::kStartOpenSm), nullptr);
+  EXPECT_NE(Find(standby.Decide(obs, kT0 + standby.config().standby_cold_start_wait),
+                 Action::Kind::kStartOpenSm),
+            nullptr);
+}
+
 TEST(PolicyStepTest, ColdStartTheStandbyJoinsUnderTheMasterThatCameUp) {
   FailoverPolicy standby(Config(Role::kStandby), kT0);
   Observation cold;
