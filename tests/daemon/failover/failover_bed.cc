@@ -28,22 +28,50 @@ void FailoverBed::StopAll() {
   for (auto& node : nodes_) node->Kill();
 }
 
-Status FailoverBed::StartNode(int index, SmStateValue expected) {
+Status FailoverBed::CreateNode(int index) {
   SmsupdConfig config = SmNodesConfig(fabric_.topology(), names_[index], index == 0 ? "master" : "standby", names_);
   config.preempt = options_.preempt;
   config.hold_time_s = options_.hold_time_s;
   Result<std::unique_ptr<ManagementNode>> node = ManagementNode::Create(fabric_, std::move(config));
   if (!node) return Error{node.error().message};
   nodes_.push_back(std::move(*node));
-  if (Status s = nodes_.back()->Start(); !s) return s;
-  if (lids_.empty()) {
-    // The master's own sweep gives both SM nodes their LIDs.
-    for (const std::string& name : names_) {
-      Result<uint16_t> lid = WaitForCaLid(probe(), fabric_.topology(), name, options_.setup_deadline);
-      if (!lid) return Error{lid.error().message + "\n" + Diagnostics()};
-      lids_.push_back(*lid);
-    }
+  return Status::Ok();
+}
+
+// The master's own sweep gives both SM nodes their LIDs.
+Status FailoverBed::ResolveLids() {
+  if (!lids_.empty()) return Status::Ok();
+  for (const std::string& name : names_) {
+    Result<uint16_t> lid = WaitForCaLid(probe(), fabric_.topology(), name, options_.setup_deadline);
+    if (!lid) return Error{lid.error().message + "\n" + Diagnostics()};
+    lids_.push_back(*lid);
   }
+  return Status::Ok();
+}
+
+void FailoverBed::StartMonitor() {
+  if (!options_.monitor || monitor_) return;
+  monitor_ = std::make_unique<MasterMonitor>(
+      fabric_, std::vector<WatchedSm>{{names_[0], lids_[0]}, {names_[1], lids_[1]}},
+      options_.monitor_interval);
+  monitor_->Start();
+}
+
+Status FailoverBed::StartTogether(std::chrono::milliseconds gap) {
+  for (int index : {0, 1})
+    if (Status s = CreateNode(index); !s) return s;
+  if (Status s = nodes_[0]->Start(); !s) return s;
+  std::this_thread::sleep_for(gap);  // the start spread under test, not a synchronisation
+  if (Status s = nodes_[1]->Start(); !s) return s;
+  if (Status s = ResolveLids(); !s) return s;
+  StartMonitor();
+  return Status::Ok();
+}
+
+Status FailoverBed::StartNode(int index, SmStateValue expected) {
+  if (Status s = CreateNode(index); !s) return s;
+  if (Status s = nodes_.back()->Start(); !s) return s;
+  if (Status s = ResolveLids(); !s) return s;
   if (Status s = WaitForProbeState(names_[index], expected, options_.setup_deadline); !s) return s;
   return WaitForSmsupdState(names_[index], SmStateText(static_cast<int>(expected)), options_.setup_deadline);
 }
@@ -51,11 +79,7 @@ Status FailoverBed::StartNode(int index, SmStateValue expected) {
 Status FailoverBed::Start() {
   if (Status s = StartNode(0, SmStateValue::kMaster); !s) return s;
   if (Status s = WaitForSoleMaster(names_[0], options_.setup_deadline); !s) return s;
-  if (options_.monitor) {
-    monitor_ = std::make_unique<MasterMonitor>(
-        fabric_, std::vector<WatchedSm>{{names_[0], lids_[0]}, {names_[1], lids_[1]}});
-    monitor_->Start();
-  }
+  StartMonitor();
   if (!options_.start_standby) return Status::Ok();
   // Only now: two OpenSMs started together can both become master
   // (docs/opensm-behaviour.md "Start-up races: dual master and no master").

@@ -29,6 +29,8 @@ struct FailoverBedOptions {
   int hold_time_s = 2;
   bool monitor = true;        // run a MasterMonitor from the first election on
   bool start_standby = true;  // false: only the role master runs (no redundancy)
+  // The monitor's sampling interval (the soak reads every 10 ms).
+  std::chrono::milliseconds monitor_interval{100};
   std::chrono::milliseconds setup_deadline{60000};
 };
 
@@ -41,6 +43,11 @@ class FailoverBed {
   // starts the monitor, then the standby, and waits until the fabric and
   // both smsupds show MASTER + STANDBY.
   Status Start();
+  // A cold start: both smsupds started `gap` apart without waiting for
+  // anything in between (a power cut ends). Returns once the first sweep has
+  // given both SM nodes a LID and the monitor (if any) runs; the election
+  // may still be going on.
+  Status StartTogether(std::chrono::milliseconds gap);
   // Stops the monitor, then kills both smsupds and their OpenSMs.
   void StopAll();
 
@@ -88,6 +95,9 @@ class FailoverBed {
 
  private:
   Status StartNode(int index, SmStateValue expected);
+  Status CreateNode(int index);
+  Status ResolveLids();
+  void StartMonitor();
 
   SimulatedFabric& fabric_;
   FailoverBedOptions options_;

@@ -67,6 +67,7 @@ void MasterMonitor::Reset() {
   report_ = MonitorReport{};
   started_ = SteadyClock::now();
   in_dual_ = in_none_ = false;
+  ever_master_ = false;
   last_masters_ = "?";
 }
 
@@ -111,11 +112,17 @@ std::vector<std::string> MasterMonitor::ReadMasters(FabricProbe& probe, bool rev
   return masters;
 }
 
-void MasterMonitor::Record(const std::vector<std::string>& masters, bool confirmed_none) {
+void MasterMonitor::Record(const std::vector<std::string>& masters, bool confirmed_none_read) {
+  bool confirmed_none = confirmed_none_read;
   std::lock_guard<std::mutex> lock(mutex_);
   const SteadyClock::time_point now = SteadyClock::now();
   ++report_.samples;
   for (const std::string& name : masters) ++report_.master_samples[name];
+  if (!masters.empty() && !ever_master_) {
+    ever_master_ = true;
+    report_.first_master_ms = Since(started_, now).count();
+  }
+  confirmed_none = confirmed_none && ever_master_;
   const bool dual = masters.size() >= 2;
   if (dual && !in_dual_) dual_since_ = now;
   if (!dual && in_dual_) report_.longest_dual_master = std::max(report_.longest_dual_master, Since(dual_since_, now));

@@ -30,6 +30,9 @@ struct WatchedSm {
 
 struct MonitorReport {
   int samples = 0;
+  // Since Start()/Reset(): when a MASTER was first seen (-1: never). No-master
+  // stretches count only after it (a cold start has none before).
+  long first_master_ms = -1;
   std::chrono::milliseconds longest_dual_master{0};
   std::chrono::milliseconds longest_no_master{0};  // confirmed samples only
   int dual_master_samples = 0;
@@ -73,6 +76,7 @@ class MasterMonitor {
   std::chrono::steady_clock::time_point none_since_{};
   bool in_dual_ = false;
   bool in_none_ = false;
+  bool ever_master_ = false;
   std::string last_masters_ = "?";
 };
 
