@@ -47,6 +47,12 @@ Action Action::StopOpenSm() {
   return a;
 }
 
+Action Action::RefreshSms() {
+  Action a;
+  a.kind = Kind::kRefreshSms;
+  return a;
+}
+
 Action Action::RaiseProblem(std::string id, std::string text) {
   Action a;
   a.kind = Kind::kRaiseProblem;
@@ -89,6 +95,7 @@ std::string Action::Describe() const {
     case Kind::kStartOpenSm: return "StartOpenSm(" + std::to_string(priority) + ")";
     case Kind::kRestartOpenSm: return "RestartOpenSm(" + std::to_string(priority) + ")";
     case Kind::kStopOpenSm: return "StopOpenSm()";
+    case Kind::kRefreshSms: return "RefreshSms()";
     case Kind::kRaiseProblem: return "RaiseProblem(" + id + ": " + text + ")";
     case Kind::kClearProblem: return "ClearProblem(" + id + ")";
     case Kind::kEmitEvent: return "EmitEvent(" + id + ": " + text + ")";

@@ -34,6 +34,10 @@ struct Action {
     // SIGTERM the child (SIGKILL after the supervisor's grace) and cancel any
     // pending restart. The supervisor restarts OpenSM only on kRestartOpenSm.
     kStopOpenSm,
+    // Take a fresh SM list (the SA's records and every known SM read
+    // directly) in a round now, not at the next inventory interval: a
+    // second MASTER must be confirmed on fresh data, and quickly.
+    kRefreshSms,
     kRaiseProblem, kClearProblem,  // id (stable, docs/failover.md), text
     kEmitEvent,                    // kind (stable ID), text
     kReplyToOperator,              // ok, text: answer to an OperatorCommand
@@ -53,6 +57,7 @@ struct Action {
   static Action StartOpenSm(int priority);
   static Action RestartOpenSm(int priority);
   static Action StopOpenSm();
+  static Action RefreshSms();
   static Action RaiseProblem(std::string id, std::string text);
   static Action ClearProblem(std::string id);
   static Action EmitEvent(std::string kind, std::string text);

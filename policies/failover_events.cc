@@ -126,7 +126,11 @@ void FailoverPolicy::UpdateTimers() {
   const auto& local_port = observation_->local_port;
   keep(no_master_since_, observation_->opensm.running && masters.empty() && local_port &&
                              local_port->active());
+  const bool dual_begins = !dual_since_ && masters.size() >= 2;
   keep(dual_since_, masters.size() >= 2);
+  // Confirm a second MASTER on a fresh SM list at once, not at the next
+  // inventory interval (2 s): the race is ended within about a second.
+  if (dual_begins) Emit(Action::RefreshSms());
   if (!dual_since_) dual_reported_ = false;
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
   if (!local_silent_since_) hang_acted_ = false;
@@ -154,6 +158,12 @@ bool FailoverPolicy::NoMasterDue() const {
   const auto& port = observation_->local_port;
   if (LocalState() != SmState::kStandby || !no_master_since_) return false;
   if (!port || !port->active()) return false;
+  // A watched master that only misses polls is MASTER_LOST's to judge, with
+  // its own thresholds: a busy or briefly silent master is never taken over
+  // as "no master".
+  const auto& w = observation_->master;
+  if (w && w->guid != config_.local_guid && w->consecutive_misses > 0 && !MasterGone())
+    return false;
   const auto waited = now_ - *no_master_since_;
   if (waited < config_.no_master_grace) return false;
   return LocalIsBestCandidate(0) ||

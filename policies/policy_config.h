@@ -33,8 +33,14 @@ struct PolicyConfig {
   int silent_sm_extra_misses = 3;
   // A STANDBY that is not the best candidate waits this long for the best.
   Duration defer_to_better_candidate{1000};
-  Duration no_master_grace{1000};       // no MASTER anywhere this long
-  Duration dual_master_grace{2000};     // OpenSM's own resolution gets this
+  // No MASTER anywhere this long: take over. A handover's own gap is far
+  // shorter; 600 ms plus a poll ends the race within a second.
+  Duration no_master_grace{600};
+  // Two MASTERs this long (on a fresh SM list, asked for at once): act.
+  // Acting only does what OpenSM itself would do at its next sweep (the
+  // loser yields), and the loser's heavy sweep takes ~1.1 s on 648 HCAs:
+  // acting after 500 ms ends the race within 2 s.
+  Duration dual_master_grace{500};
   Duration startup_wait{3000};          // wait for SA data before first start
   // A role standby whose port is not Active at its first start (no SM has
   // brought the subnet up: a cold start of both nodes) waits this long for

@@ -35,6 +35,7 @@ void FailoverController::Execute(const policy::Action& action) {
     case Kind::kStartOpenSm: local_sm_.Start(action.priority, false); break;
     case Kind::kRestartOpenSm: local_sm_.Start(action.priority, true); break;
     case Kind::kStopOpenSm: local_sm_.Stop(); break;
+    case Kind::kRefreshSms: InventoryNow(); break;
     case Kind::kRaiseProblem: Problem(action.id, action.text, true); break;
     case Kind::kClearProblem: Problem(action.id, action.text, false); break;
     case Kind::kEmitEvent:

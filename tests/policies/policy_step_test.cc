@@ -250,8 +250,9 @@ TEST(PolicyStepTest, NoMasterIsJudgedOnlyWithThePortActive) {
   TimePoint t = kT0 + Duration(150);
   for (int i = 0; i < 20; ++i, t += Duration(150))  // 3 s with the port Init
     EXPECT_EQ(Count(policy.Decide(alone(2), t), Action::Kind::kTakeOver), 0) << i;
-  // Active: the grace (1 s) counts from now, then the best standby acts.
-  for (int i = 0; i < 6; ++i, t += Duration(150))
+  // Active: the grace counts from now, then the best standby acts.
+  const int grace_polls = static_cast<int>(policy.config().no_master_grace / Duration(150));
+  for (int i = 0; i < grace_polls; ++i, t += Duration(150))
     EXPECT_EQ(Count(policy.Decide(alone(4), t), Action::Kind::kTakeOver), 0) << i;
   int takeovers = 0;
   for (int i = 0; i < 14; ++i, t += Duration(150))

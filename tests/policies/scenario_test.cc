@@ -217,6 +217,9 @@ TEST_P(ScenarioTest, DualMasterRaceIsEnded) {
   ASSERT_EQ(w.Masters().size(), 2u);
   const int steps = StepsUntil(w, [&] { return w.MasterName() == "m"; }, 60);
   ASSERT_GE(steps, 0);
+  if (Sa() == 1) {
+    EXPECT_LE(steps, 2000 / 150 + 1) << "two MASTERs for more than 2 s";
+  }
   EXPECT_TRUE(RunChecked(w, 10));
   EXPECT_EQ(w.node("s").priority, 5);
   EXPECT_FALSE(w.node("s").policy->problems().count(kProblemDualMaster));
@@ -235,7 +238,7 @@ TEST_P(ScenarioTest, NoMasterRaceIsEnded) {
   w.NodeUp("s");
   const int steps = StepsUntil(w, [&] { return w.Masters().size() == 1; }, 20);
   ASSERT_GE(steps, 0);
-  EXPECT_LE(steps, 2 * 1000 / 150 + 1);  // within no_master_grace + defer
+  EXPECT_LE(steps, 1000 / 150 + 1);  // ended within a second (no_master_grace + a poll)
   EXPECT_EQ(w.MasterName(), "m");  // the 15 was the best-ranked standby
   EXPECT_TRUE(RunChecked(w, 20));
 }
