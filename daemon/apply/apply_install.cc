@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.h"
 #include "common/problems.h"
+#include "daemon/apply/apply_fault_point.h"
 #include "daemon/apply/apply_run.h"
 #include "common/control_wire.h"
 
@@ -70,16 +71,19 @@ void ConfigApplier::InstallAndSignal(const RunPtr& run) {
     return RefuseApply(run, "cannot save generation " + std::to_string(run->generation) + ": " +
                                 saved.message() + "; nothing changed");
   }
+  ReachedApplyStep("generation-saved");
   auto hash = opensm_.Install(run->next, port);
   if (!hash) {
     run_.reset();
     spdlog::error("CONFIG_NOT_WRITTEN {}", hash.error().message);
     return RefuseApply(run, "cannot write OpenSM's files: " + hash.error().message);
   }
+  ReachedApplyStep("files-installed");
   running_.config = run->next;
   running_.generation = {run->generation, run->hash};
   if (Status current = generations_.SetCurrent(run->generation, run->hash); !current)
     spdlog::warn("GENERATION_NOT_SAVED {}", current.message());
+  ReachedApplyStep("current-set");
   LogApplied(run);
   const SubnetObservation seen = hooks_.subnet ? hooks_.subnet() : SubnetObservation{};
   run->local_master = seen.local_sm && seen.local_sm->state == SmState::kMaster;
@@ -127,6 +131,7 @@ void ConfigApplier::SignalOpenSm(const RunPtr& run, Guid port) {
 
 // Without --wait the caller hears now; verification goes on.
 void ConfigApplier::AfterSignal(const RunPtr& run) {
+  ReachedApplyStep("opensm-signalled");
   if (hooks_.poll_soon) hooks_.poll_soon();
   hooks_.reloaded();  // the reload itself is done
   if (!run->request.wait && run->reply) {
