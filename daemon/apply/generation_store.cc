@@ -32,6 +32,21 @@ void SyncDirectory(const std::string& path) {
   ::close(fd);
 }
 
+// The atomic writer's temporary names: "<file>.tmp.XXXXXX".
+bool IsWriterTemporary(const std::string& name) {
+  auto at = name.rfind(".tmp.");
+  return at != std::string::npos && at > 0 && name.size() - at == 11;
+}
+
+void RemoveWriterTemporaries(const std::string& dir, std::vector<std::string>& removed) {
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file() || !IsWriterTemporary(it->path().filename().string())) continue;
+    std::error_code ignored;
+    if (fs::remove(it->path(), ignored)) removed.push_back("removed the partial file " + it->path().string());
+  }
+}
+
 Status MakeDirectory(const std::string& path) {
   std::error_code error;
   fs::create_directories(path, error);
@@ -202,6 +217,35 @@ Status GenerationStore::Prune(int keep, std::uint64_t current) {
   }
   if (!failures.empty()) return Error{"cannot prune " + failures};
   return Status::Ok();
+}
+
+std::vector<std::string> GenerationStore::RemoveInterrupted(std::uint64_t current) {
+  std::vector<std::string> removed;
+  RemoveWriterTemporaries(state_dir_, removed);
+  std::error_code error;
+  for (fs::directory_iterator it(Dir(), error), end; !error && it != end; it.increment(error)) {
+    std::string name = it->path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) {
+      std::error_code ignored;
+      if (fs::remove_all(it->path(), ignored) > 0)
+        removed.push_back("removed the partial generation " + it->path().string());
+    }
+  }
+  for (std::uint64_t number : Numbers()) {
+    RemoveWriterTemporaries(DirOf(number), removed);
+    if (current == 0 || number <= current) continue;
+    auto text = ReadWholeFile(DirOf(number) + "/" + kMetaFile);
+    auto meta = text ? GenerationMeta::FromJson(nlohmann::json::parse(*text, nullptr, false))
+                     : Result<GenerationMeta>(text.error());
+    if (!meta || meta->VerificationState() != "pending") continue;
+    std::error_code ignored;
+    if (fs::remove_all(DirOf(number), ignored) > 0)
+      removed.push_back("discarded generation " + std::to_string(number) +
+                        ": saved by an apply that never made it current (generation " +
+                        std::to_string(current) + " is)");
+  }
+  if (!removed.empty()) SyncDirectory(Dir());
+  return removed;
 }
 
 }  // namespace smsupd

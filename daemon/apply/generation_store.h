@@ -82,6 +82,13 @@ class GenerationStore {
   // Removes the oldest generations until `keep` are left; never `current`.
   // Also removes stale `*.tmp` directories of interrupted saves.
   Status Prune(int keep, std::uint64_t current);
+  // At start, before anything is written: removes what an apply that was
+  // interrupted (smsupd killed) left behind. That is every temporary file
+  // of the atomic writer (`*.tmp.XXXXXX`) in state_dir and in each
+  // generation, every `<N>.tmp/`, and, when `current` is known, every
+  // generation newer than it whose verification is still "pending": it was
+  // saved but never became current. One line per removal.
+  std::vector<std::string> RemoveInterrupted(std::uint64_t current);
 
  private:
   std::vector<std::uint64_t> Numbers() const;  // on disk, ascending

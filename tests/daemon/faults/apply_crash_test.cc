@@ -122,6 +122,20 @@ TEST_P(ApplyCrashTest, KillNineLeavesOneConsistentGeneration) {
   ASSERT_NO_FATAL_FAILURE(RestartAndExpectClean());
 }
 
+// The operator edits the config while smsupd is down: the next start
+// applies that file under a number of its own, whatever the interrupted
+// apply had stored.
+TEST_P(ApplyCrashTest, ConfigEditedWhileDownStartsCleanly) {
+  ASSERT_NO_FATAL_FAILURE(StartAndWait(*node_, "MASTER", {{"SMSUPD_FAULT_STOP_AT", GetParam()}}));
+  ASSERT_TRUE(WaitForFabricToMatch(node_->config_path(), node_->port_guid()).ok());
+  opensm_ = node_->OpenSmPid();
+  ASSERT_TRUE(opensm_.has_value());
+  ASSERT_NO_FATAL_FAILURE(CrashDuringReload());
+  ASSERT_NO_FATAL_FAILURE(ExpectWholeFilesAfterKill());
+  node_->config().Remove("tenant-a");
+  ASSERT_NO_FATAL_FAILURE(RestartAndExpectClean());
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryStep, ApplyCrashTest, ::testing::ValuesIn(kSteps),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
