@@ -55,6 +55,16 @@ Status MakeDirectory(const std::string& path) {
   return Status::Ok();
 }
 
+Status WriteGenerationDir(const std::string& dir, const GenerationMeta& meta, const GenerationFiles& files) {
+  if (Status made = MakeDirectory(dir); !made) return made;
+  const std::pair<const char*, const std::string*> contents[] = {
+      {"smsupd.yaml", &files.yaml}, {"partitions.conf", &files.partitions_conf},
+      {"opensm.conf", &files.opensm_conf}};
+  for (const auto& [name, text] : contents)
+    if (Status written = WriteFileAtomically(dir + "/" + name, *text, 0600); !written) return written;
+  return WriteFileAtomically(dir + "/" + kMetaFile, meta.ToJson().dump(2) + "\n", 0600);
+}
+
 }  // namespace
 
 nlohmann::json GenerationMeta::ToJson() const {
@@ -132,19 +142,23 @@ Status GenerationStore::Save(const GenerationMeta& meta, const GenerationFiles& 
   if (fs::exists(final_dir, error)) return Error{final_dir + " already exists"};
   std::string temp = final_dir + ".tmp";
   fs::remove_all(temp, error);  // left by an interrupted save
-  if (Status made = MakeDirectory(temp); !made) return made;
-  const std::pair<const char*, const std::string*> contents[] = {
-      {"smsupd.yaml", &files.yaml}, {"partitions.conf", &files.partitions_conf}};
-  for (const auto& [name, text] : contents)
-    if (Status written = WriteFileAtomically(temp + "/" + name, *text, 0600); !written)
-      return written;
-  if (Status written = WriteFileAtomically(temp + "/opensm.conf", files.opensm_conf, 0600); !written)
-    return written;
-  if (Status written = WriteFileAtomically(temp + "/" + kMetaFile, meta.ToJson().dump(2) + "\n", 0600);
-      !written)
-    return written;
-  fs::rename(temp, final_dir, error);
-  if (error) return Error{"cannot rename " + temp + " to " + final_dir + ": " + error.message()};
+  Status saved = WriteGenerationDir(temp, meta, files);
+  if (saved) {
+    fs::rename(temp, final_dir, error);
+    if (error) saved = Error{"cannot rename " + temp + " to " + final_dir + ": " + error.message()};
+  }
+  if (!saved) {
+    fs::remove_all(temp, error);  // a full disk must not keep half a generation
+    return saved;
+  }
+  SyncDirectory(Dir());
+  return Status::Ok();
+}
+
+Status GenerationStore::Remove(std::uint64_t generation) {
+  std::error_code error;
+  fs::remove_all(DirOf(generation), error);
+  if (error) return Error{"cannot remove " + DirOf(generation) + ": " + error.message()};
   SyncDirectory(Dir());
   return Status::Ok();
 }

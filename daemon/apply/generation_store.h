@@ -70,8 +70,11 @@ class GenerationStore {
   std::uint64_t Current() const;
   Status SetCurrent(std::uint64_t generation, const std::string& hash);
 
-  // Writes generation meta.generation (which must not exist yet).
+  // Writes generation meta.generation (which must not exist yet). On
+  // failure nothing of it is left.
   Status Save(const GenerationMeta& meta, const GenerationFiles& files);
+  // Removes a generation (one whose apply could not install it).
+  Status Remove(std::uint64_t generation);
   bool Exists(std::uint64_t generation) const;
   // Every readable generation, oldest first. Unreadable ones are skipped
   // (and named in *skipped when given).
