@@ -4,7 +4,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "common/secrets.h"
 #include "daemon/opensm/opensm_pid_file.h"
@@ -13,6 +16,17 @@ namespace smsupd {
 namespace {
 
 using State = OpenSmSnapshot::State;
+
+// What /proc/<pid>/exe shows for a process started from `path`: the file
+// with symlinks resolved; "" for a script (its interpreter runs) or a path
+// that cannot be resolved.
+std::string ExpectedExe(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) return "";
+  char magic[2] = {};
+  std::ifstream(resolved, std::ios::binary).read(magic, sizeof magic);
+  return magic[0] == '#' && magic[1] == '!' ? std::string() : std::string(resolved);
+}
 
 std::string Seconds(Clock::Duration d) {
   char text[32];
@@ -58,7 +72,7 @@ bool OpenSmSupervisor::Adopt() {
 bool OpenSmSupervisor::TryAdopt() {
   auto record = ReadPidFile(spec_.PidFilePath());
   if (!record) return false;  // first start, or stopped cleanly
-  OpenSmIdentity wanted{spec_.binary, spec_.port_guid, spec_.conf_path};
+  OpenSmIdentity wanted{spec_.binary, spec_.port_guid, spec_.conf_path, ExpectedExe(spec_.binary)};
   auto facts = processes_.Inspect(record->pid);
   Status adoptable = facts ? CheckAdoptable(*record, *facts, wanted) : Status(facts.error());
   if (adoptable) {
