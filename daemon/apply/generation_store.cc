@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
+#include "config/renderer.h"
 #include "daemon/apply/running_config.h"
 
 namespace smsupd {
@@ -184,8 +185,11 @@ Result<StoredGeneration> GenerationStore::Load(std::uint64_t generation) const {
   auto meta_text = ReadWholeFile(dir + "/" + kMetaFile);
   if (!meta_text) return Error{"generation " + std::to_string(generation) + " is not stored (" +
                                meta_text.error().message + ")"};
+  const std::string damaged = "generation " + std::to_string(generation) + " is damaged: ";
   auto meta = GenerationMeta::FromJson(nlohmann::json::parse(*meta_text, nullptr, false));
-  if (!meta) return Error{dir + "/" + kMetaFile + ": " + meta.error().message};
+  if (!meta) return Error{damaged + dir + "/" + kMetaFile + ": " + meta.error().message};
+  if (meta->generation != generation)
+    return Error{damaged + dir + "/" + kMetaFile + " describes generation " + std::to_string(meta->generation)};
   StoredGeneration stored{std::move(*meta), {}};
   const std::pair<const char*, std::string*> files[] = {
       {"smsupd.yaml", &stored.files.yaml},
@@ -193,9 +197,13 @@ Result<StoredGeneration> GenerationStore::Load(std::uint64_t generation) const {
       {"partitions.conf", &stored.files.partitions_conf}};
   for (const auto& [name, out] : files) {
     auto text = ReadWholeFile(dir + "/" + name);
-    if (!text) return text.error();
+    if (!text) return Error{damaged + text.error().message};
     *out = std::move(*text);
   }
+  // A cut or edited YAML may still validate: only the recorded hash tells
+  // it is not the config that was applied.
+  if (config::ConfigHash(stored.files.yaml) != stored.meta.hash)
+    return Error{damaged + dir + "/smsupd.yaml is not the config it recorded (sha256 differs)"};
   return stored;
 }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/renderer.h"
 #include "daemon/apply/running_config.h"
 
 namespace smsupd {
@@ -32,7 +33,7 @@ class GenerationStoreTest : public ::testing::Test {
     meta.applied_by = "uid 0";
     meta.uid = 0;
     meta.reason = reason;
-    meta.hash = "hash" + std::to_string(number);
+    meta.hash = config::ConfigHash(Files(number).yaml);
     meta.source_path = "/etc/smsupd/smsupd.yaml";
     meta.plan_summary = "+1 partition";
     return meta;
@@ -144,6 +145,24 @@ TEST_F(GenerationStoreTest, StartNumbersANewConfigPastEveryStoredGeneration) {
   EXPECT_EQ(NextGenerationAtStart({4, "a"}, "b", 9).number, 9u);
   EXPECT_EQ(NextGenerationAtStart({4, "a"}, "b", 2).number, 5u);
   EXPECT_EQ(NextGenerationAtStart({0, ""}, "b", 1).number, 1u);
+}
+
+// A generation whose YAML is not the one its meta.json recorded (cut short
+// on a full disk, edited by hand) is never loaded, even if it validates.
+TEST_F(GenerationStoreTest, ADamagedGenerationIsNotLoaded) {
+  GenerationStore store(dir_);
+  ASSERT_TRUE(store.Save(Meta(1), Files(1)));
+  std::ofstream(store.DirOf(1) + "/smsupd.yaml", std::ios::trunc) << "yaml";
+  auto loaded = store.Load(1);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find("generation 1 is damaged"), std::string::npos) << loaded.error().message;
+  GenerationMeta other = Meta(2);
+  other.generation = 3;
+  fs::create_directories(store.DirOf(2));
+  for (const char* name : {"smsupd.yaml", "opensm.conf", "partitions.conf"})
+    std::ofstream(store.DirOf(2) + "/" + name) << "x";
+  std::ofstream(store.DirOf(2) + "/meta.json") << other.ToJson().dump();
+  EXPECT_FALSE(store.Load(2)) << "a meta.json of another generation";
 }
 
 TEST_F(GenerationStoreTest, SkipsAndNamesUnreadableGenerations) {

@@ -198,5 +198,51 @@ TEST_F(StateDirFaultTest, GarbagePidFileAndPointerAreRecoveredAtStart) {
   EXPECT_TRUE(matched.ok()) << matched.message();
 }
 
+// A generation whose smsupd.yaml was cut short (still valid YAML: it lost
+// its last partition) and one whose meta.json is garbage: history names the
+// unreadable one, a rollback to either is refused with the reason and
+// changes nothing; nothing else is affected.
+TEST_F(StateDirFaultTest, DamagedGenerationsAreNamedAndNeverApplied) {
+  ManagementNode* node = Node(fabric().topology().management_nodes()[0], "master");
+  ASSERT_NE(node, nullptr);
+  ASSERT_NO_FATAL_FAILURE(StartAndWait(*node, "MASTER"));
+  AddTenantC(node->config());
+  ASSERT_TRUE(node->WriteConfig().ok());
+  ASSERT_EQ(node->Smctl({"reload", "--wait", "--timeout", "30"}, kSmctlDeadline).exit_code, 0);
+  node->config().Remove("tenant-a");
+  ASSERT_TRUE(node->WriteConfig().ok());
+  ASSERT_EQ(node->Smctl({"reload", "--wait", "--timeout", "30"}, kSmctlDeadline).exit_code, 0);
+
+  const std::string first = node->StatePath("generations/1/smsupd.yaml");
+  Result<std::string> yaml = ReadWholeFile(first);
+  ASSERT_TRUE(yaml.ok());
+  std::size_t cut = yaml->find("  - name: tenant-b");
+  ASSERT_NE(cut, std::string::npos);
+  ASSERT_TRUE(WriteFileAtomically(first, yaml->substr(0, cut), 0600).ok());
+  ASSERT_TRUE(WriteFileAtomically(node->StatePath("generations/2/meta.json"), "{\"generation\": 2, \"hash\"", 0600).ok());
+
+  FabricPKeyTables before = Tables();
+  const std::string partitions = node->PartitionsConf();
+  SmctlResult history = node->Smctl({"--json", "history"});
+  EXPECT_EQ(history.exit_code, 0) << history.Describe();
+  json unreadable = history.Arguments().value("unreadable", json::array());
+  ASSERT_EQ(unreadable.size(), 1u) << history.Describe();
+  EXPECT_NE(unreadable[0].get<std::string>().find("generations/2"), std::string::npos) << history.Describe();
+
+  for (const std::string target : {"1", "2"}) {
+    SCOPED_TRACE("rollback " + target);
+    SmctlResult rollback = node->Smctl({"rollback", target, "--wait", "--timeout", "30"}, kSmctlDeadline);
+    EXPECT_EQ(rollback.exit_code, 1) << rollback.Describe();
+    std::cout << "rollback " << target << ": " << rollback.err << rollback.out;
+    EXPECT_NE((rollback.err + rollback.out).find("generation " + target), std::string::npos) << rollback.Describe();
+    EXPECT_EQ(node->PartitionsConf(), partitions);
+    EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
+  }
+  Result<json> status = node->StatusJson();
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ((*status)["config"].value("generation", 0ull), 3u);
+  EXPECT_EQ(MismatchesWith(node->config_path(), node->port_guid()), "");
+}
+
 }  // namespace
 }  // namespace smsupd::testbed::faults
