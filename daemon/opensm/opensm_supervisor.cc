@@ -124,9 +124,10 @@ void OpenSmSupervisor::RecordPid(pid_t pid) {
 
 ProcessCallbacks OpenSmSupervisor::Callbacks() {
   ProcessCallbacks callbacks;
-  callbacks.on_output = [](std::string_view stream, std::string_view line) {
+  callbacks.on_output = [this](std::string_view stream, std::string_view line) {
     // OpenSM prints every option it loads, keys included.
-    spdlog::info("OPENSM_OUTPUT {}: {}", stream, RedactSecrets(line));
+    last_output_ = RedactSecrets(line);
+    spdlog::info("OPENSM_OUTPUT {}: {}", stream, last_output_);
   };
   callbacks.on_exit = [this](const ExitStatus& status) { OnExit(status); };
   return callbacks;
@@ -155,9 +156,12 @@ void OpenSmSupervisor::OnExit(const ExitStatus& status) {
   crash_loop_.RecordExit(now);
   bool looping = crash_loop_.InLoop(now);
   if (looping && !crash_loop_reported_) {
+    // Why it keeps exiting: its exit and the last line it printed.
+    std::string last = last_exit_ + " after " + Seconds(ran);
+    if (!last_output_.empty()) last += ", last output: " + last_output_.substr(0, 200);
     Emit("OPENSM_CRASH_LOOP",
          "OpenSM exited " + std::to_string(tuning_.crash_loop.exits) + " times within " +
-             Seconds(tuning_.crash_loop.window) + "; still restarting with back-off",
+             Seconds(tuning_.crash_loop.window) + " (last: " + last + "); still restarting with back-off",
          pid, spdlog::level::err);
   }
   crash_loop_reported_ = looping;

@@ -30,6 +30,9 @@ struct FailoverBedOptions {
   bool monitor = true;        // run a MasterMonitor from the first election on
   bool start_standby = true;  // false: only the role master runs (no redundancy)
   std::chrono::milliseconds setup_deadline{60000};
+  // Edits each node's config before it starts (another OpenSM binary, a
+  // key file...).
+  std::function<void(SmsupdConfig&)> configure;
 };
 
 class FailoverBed {

@@ -74,7 +74,7 @@ class ApplyCrashTest : public FaultTest, public ::testing::WithParamInterface<st
   // installed ones, nothing newer is stored; the fabric holds it; the next
   // reload is verified.
   void RestartAndExpectClean() {
-    const std::size_t log_from = FaultTest::OutputSize(*node_);
+    const std::size_t log_from = OutputSize(*node_);
     ASSERT_NO_FATAL_FAILURE(StartAndWait(*node_, "MASTER"));
     Result<json> status = node_->StatusJson();
     ASSERT_TRUE(status.ok()) << status.error().message;

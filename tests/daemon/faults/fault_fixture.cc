@@ -85,12 +85,12 @@ Status FaultTest::WaitForFabricToMatch(const std::string& config_path, Guid sm_p
       deadline, milliseconds(250));
 }
 
-std::size_t FaultTest::OutputSize(const ManagementNode& node) {
+std::size_t OutputSize(const ManagementNode& node) {
   struct stat info {};
   return ::stat(node.smsupd_log().c_str(), &info) == 0 ? static_cast<std::size_t>(info.st_size) : 0;
 }
 
-std::vector<std::string> FaultTest::ErrorLines(const ManagementNode& node, std::size_t from) {
+std::vector<std::string> ErrorLines(const ManagementNode& node, std::size_t from) {
   Result<std::string> text = ReadWholeFile(node.smsupd_log());
   std::vector<std::string> lines;
   if (!text || from >= text->size()) return lines;
@@ -101,7 +101,7 @@ std::vector<std::string> FaultTest::ErrorLines(const ManagementNode& node, std::
   return lines;
 }
 
-std::vector<std::string> FaultTest::ProblemIds(const ManagementNode& node) {
+std::vector<std::string> ProblemIds(const ManagementNode& node) {
   std::vector<std::string> ids;
   Result<json> status = node.StatusJson();
   if (!status) return {"(no status: " + status.error().message + ")"};
@@ -110,7 +110,7 @@ std::vector<std::string> FaultTest::ProblemIds(const ManagementNode& node) {
   return ids;
 }
 
-std::vector<json> FaultTest::EventsOfKind(const ManagementNode& node, const std::string& kind) {
+std::vector<json> EventsOfKind(const ManagementNode& node, const std::string& kind) {
   std::vector<json> matching;
   Result<std::vector<json>> events = node.Events();
   if (!events) return matching;

@@ -54,18 +54,18 @@ class FaultTest : public FabricTest {
   Status WaitForFabricToMatch(const std::string& config_path, Guid sm_port,
                               std::chrono::milliseconds deadline = kFabricDeadline);
 
-  // Lines of `node`'s smsupd output from byte `from` on at level error or
-  // critical.
-  static std::vector<std::string> ErrorLines(const ManagementNode& node, std::size_t from = 0);
-  // The size of `node`'s smsupd output now (for ErrorLines(from)).
-  static std::size_t OutputSize(const ManagementNode& node);
-  // `node`'s health problems (ids), from smctl status.
-  static std::vector<std::string> ProblemIds(const ManagementNode& node);
-  // Events of `node` whose kind matches `kind` (ignoring case and -/_).
-  static std::vector<nlohmann::json> EventsOfKind(const ManagementNode& node, const std::string& kind);
-
   std::vector<std::unique_ptr<ManagementNode>> nodes_;
 };
+
+// Lines of `node`'s smsupd output from byte `from` on at level error or
+// critical.
+std::vector<std::string> ErrorLines(const ManagementNode& node, std::size_t from = 0);
+// The size of `node`'s smsupd output now (for ErrorLines(from)).
+std::size_t OutputSize(const ManagementNode& node);
+// `node`'s health problems (ids), from smctl status.
+std::vector<std::string> ProblemIds(const ManagementNode& node);
+// Events of `node` whose kind matches `kind` (ignoring case and -/_).
+std::vector<nlohmann::json> EventsOfKind(const ManagementNode& node, const std::string& kind);
 
 // The state letter of /proc/<pid>/stat ('R', 'S', 'T' stopped, ...; 0: gone).
 char ProcessStateOf(pid_t pid);
