@@ -154,6 +154,11 @@ bool FailoverPolicy::OnDualMaster() {
                                               " MASTERs; OpenSM's election picks " +
                                               Describe(*winner)));
   dual_reported_ = true;
+  // SMs with different SM_Keys ignore each other (ERR 2F18): no yield and no
+  // HANDOVER ends this, and retrying after every handover timeout only moves
+  // priorities back and forth. DUAL_MASTER and SM_KEY_MISMATCH say why; the
+  // keys are the operator's to fix.
+  if (observation_->sm_key_mismatch) return false;
   if (state_ == SupervisorState::kMaster && winner->guid != config_.local_guid) {
     handover_target_ = winner;
     handover_reason_ = "dual master";

@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.h"
 #include "common/problems.h"
+#include "daemon/apply/apply_fault_point.h"
 #include "daemon/apply/apply_run.h"
 #include "common/control_wire.h"
 
@@ -55,12 +56,7 @@ Status ConfigApplier::SaveGeneration(const RunPtr& run, Guid port) {
   meta.source_path = run->next.source_path;
   meta.plan_summary = run->plan.summary;
   config::RenderedFiles files = opensm_.Render(run->next, port);
-  Status saved = generations_.Save(
-      meta, {run->next.source_text, files.opensm_conf, files.partitions_conf});
-  if (!saved) return saved;
-  if (Status pruned = generations_.Prune(run->next.generations.keep, run->generation); !pruned)
-    spdlog::warn("GENERATION_NOT_PRUNED {}", pruned.message());
-  return Status::Ok();
+  return generations_.Save(meta, {run->next.source_text, files.opensm_conf, files.partitions_conf});
 }
 
 void ConfigApplier::InstallAndSignal(const RunPtr& run) {
@@ -70,16 +66,24 @@ void ConfigApplier::InstallAndSignal(const RunPtr& run) {
     return RefuseApply(run, "cannot save generation " + std::to_string(run->generation) + ": " +
                                 saved.message() + "; nothing changed");
   }
+  ReachedApplyStep("generation-saved");
   auto hash = opensm_.Install(run->next, port);
   if (!hash) {
     run_.reset();
     spdlog::error("CONFIG_NOT_WRITTEN {}", hash.error().message);
-    return RefuseApply(run, "cannot write OpenSM's files: " + hash.error().message);
+    UndoInstall(run);
+    return RefuseApply(run, "cannot write OpenSM's files: " + hash.error().message + "; nothing changed");
   }
+  ReachedApplyStep("files-installed");
   running_.config = run->next;
   running_.generation = {run->generation, run->hash};
   if (Status current = generations_.SetCurrent(run->generation, run->hash); !current)
     spdlog::warn("GENERATION_NOT_SAVED {}", current.message());
+  ReachedApplyStep("current-set");
+  // Only now: a refused apply must not have cost an old generation.
+  if (!run->unchanged)
+    if (Status pruned = generations_.Prune(run->next.generations.keep, run->generation); !pruned)
+      spdlog::warn("GENERATION_NOT_PRUNED {}", pruned.message());
   LogApplied(run);
   const SubnetObservation seen = hooks_.subnet ? hooks_.subnet() : SubnetObservation{};
   run->local_master = seen.local_sm && seen.local_sm->state == SmState::kMaster;
@@ -87,6 +91,25 @@ void ConfigApplier::InstallAndSignal(const RunPtr& run) {
       seen.master ? seen.master->info.guid : (run->local_master ? running_.port_guid : 0);
   run->subnet_up_baseline = opensm_.SweepsSeen();  // lines from before the signal are not this sweep's
   SignalOpenSm(run, port);
+}
+
+// The files are replaced one after the other: one may already be the new
+// config's. The config in force is written back and the generation that
+// never became current removed.
+void ConfigApplier::UndoInstall(const RunPtr& run) {
+  StatePaths paths{running_.config.state_dir};
+  config::RenderedFiles in_force = opensm_.Render(running_.config, running_.port_guid);
+  auto opensm_conf = ReadWholeFile(paths.OpenSmConf());
+  auto partitions = ReadWholeFile(paths.PartitionsConf());
+  bool intact = opensm_conf && partitions && *opensm_conf == in_force.opensm_conf &&
+                *partitions == in_force.partitions_conf;
+  if (!intact)
+    if (auto restored = opensm_.Install(running_.config, running_.port_guid); !restored)
+      spdlog::error("CONFIG_NOT_WRITTEN generation {} could not be written back either: {}",
+                    running_.generation.number, restored.error().message);
+  if (run->unchanged) return;
+  if (Status removed = generations_.Remove(run->generation); !removed)
+    spdlog::warn("GENERATION_NOT_PRUNED {}", removed.message());
 }
 
 void ConfigApplier::LogApplied(const RunPtr& run) {
@@ -139,6 +162,7 @@ void ConfigApplier::SignalOpenSm(const RunPtr& run, Guid port) {
 
 // Without --wait the caller hears now; verification goes on.
 void ConfigApplier::AfterSignal(const RunPtr& run) {
+  ReachedApplyStep("opensm-signalled");
   if (hooks_.poll_soon) hooks_.poll_soon();
   hooks_.reloaded();  // the reload itself is done
   if (!run->request.wait && run->reply) {

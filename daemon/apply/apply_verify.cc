@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "daemon/apply/apply_fault_point.h"
 #include "daemon/apply/apply_run.h"
 
 namespace smsupd {
@@ -95,7 +96,9 @@ void ConfigApplier::Decide(const RunPtr& run) {
     if (Status hup = opensm_.Hangup(); !hup) spdlog::warn("OPENSM_NOT_SIGNALLED {}", hup.message());
     return StartSweepWait(run);
   }
+  ReachedApplyStep("verified");
   RecordVerification(run);
+  ReachedApplyStep("recorded");
   if (run->step == ApplyStep::kRollBack) return RollBackAfter(run);
   FinishApply(run);
 }

@@ -40,10 +40,14 @@ ConfigApplier::ConfigApplier(boost::asio::io_context& io, const Clock& clock,
 ConfigApplier::~ConfigApplier() = default;
 
 Status ConfigApplier::ApplyAtStart() {
+  StatePaths paths{running_.config.state_dir};
+  const ConfigGeneration recorded = ReadGeneration(paths);
+  // smsupd may have been killed in the middle of an apply.
+  for (const std::string& removed : generations_.RemoveInterrupted(recorded.number))
+    spdlog::warn("STATE_DIR_RECOVERED {}", removed);
   auto hash = opensm_.Install(running_.config, running_.port_guid);
   if (!hash) return Error{"cannot write OpenSM's files: " + hash.error().message};
-  StatePaths paths{running_.config.state_dir};
-  running_.generation = NextGenerationAtStart(ReadGeneration(paths), *hash);
+  running_.generation = NextGenerationAtStart(recorded, *hash, generations_.NextNumber());
   Status written = WriteGeneration(paths, running_.generation);
   if (!written) spdlog::warn("GENERATION_NOT_SAVED {}", written.message());
   spdlog::info("CONFIG_APPLIED generation {} hash {} from {}", running_.generation.number,

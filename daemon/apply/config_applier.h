@@ -100,6 +100,7 @@ class ConfigApplier {
   void SaveCurrentGenerationIfMissing();
   Status SaveGeneration(const RunPtr& run, Guid port);
   void InstallAndSignal(const RunPtr& run);
+  void UndoInstall(const RunPtr& run);
   void LogApplied(const RunPtr& run);
   void SignalOpenSm(const RunPtr& run, Guid port);
   void AfterSignal(const RunPtr& run);

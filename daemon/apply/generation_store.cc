@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
+#include "config/renderer.h"
 #include "daemon/apply/running_config.h"
 
 namespace smsupd {
@@ -32,12 +33,37 @@ void SyncDirectory(const std::string& path) {
   ::close(fd);
 }
 
+// The atomic writer's temporary names: "<file>.tmp.XXXXXX".
+bool IsWriterTemporary(const std::string& name) {
+  auto at = name.rfind(".tmp.");
+  return at != std::string::npos && at > 0 && name.size() - at == 11;
+}
+
+void RemoveWriterTemporaries(const std::string& dir, std::vector<std::string>& removed) {
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file() || !IsWriterTemporary(it->path().filename().string())) continue;
+    std::error_code ignored;
+    if (fs::remove(it->path(), ignored)) removed.push_back("removed the partial file " + it->path().string());
+  }
+}
+
 Status MakeDirectory(const std::string& path) {
   std::error_code error;
   fs::create_directories(path, error);
   if (error) return Error{"cannot create " + path + ": " + error.message()};
   fs::permissions(path, fs::perms::owner_all, error);  // may hold the SM_Key
   return Status::Ok();
+}
+
+Status WriteGenerationDir(const std::string& dir, const GenerationMeta& meta, const GenerationFiles& files) {
+  if (Status made = MakeDirectory(dir); !made) return made;
+  const std::pair<const char*, const std::string*> contents[] = {
+      {"smsupd.yaml", &files.yaml}, {"partitions.conf", &files.partitions_conf},
+      {"opensm.conf", &files.opensm_conf}};
+  for (const auto& [name, text] : contents)
+    if (Status written = WriteFileAtomically(dir + "/" + name, *text, 0600); !written) return written;
+  return WriteFileAtomically(dir + "/" + kMetaFile, meta.ToJson().dump(2) + "\n", 0600);
 }
 
 }  // namespace
@@ -117,19 +143,23 @@ Status GenerationStore::Save(const GenerationMeta& meta, const GenerationFiles& 
   if (fs::exists(final_dir, error)) return Error{final_dir + " already exists"};
   std::string temp = final_dir + ".tmp";
   fs::remove_all(temp, error);  // left by an interrupted save
-  if (Status made = MakeDirectory(temp); !made) return made;
-  const std::pair<const char*, const std::string*> contents[] = {
-      {"smsupd.yaml", &files.yaml}, {"partitions.conf", &files.partitions_conf}};
-  for (const auto& [name, text] : contents)
-    if (Status written = WriteFileAtomically(temp + "/" + name, *text, 0600); !written)
-      return written;
-  if (Status written = WriteFileAtomically(temp + "/opensm.conf", files.opensm_conf, 0600); !written)
-    return written;
-  if (Status written = WriteFileAtomically(temp + "/" + kMetaFile, meta.ToJson().dump(2) + "\n", 0600);
-      !written)
-    return written;
-  fs::rename(temp, final_dir, error);
-  if (error) return Error{"cannot rename " + temp + " to " + final_dir + ": " + error.message()};
+  Status saved = WriteGenerationDir(temp, meta, files);
+  if (saved) {
+    fs::rename(temp, final_dir, error);
+    if (error) saved = Error{"cannot rename " + temp + " to " + final_dir + ": " + error.message()};
+  }
+  if (!saved) {
+    fs::remove_all(temp, error);  // a full disk must not keep half a generation
+    return saved;
+  }
+  SyncDirectory(Dir());
+  return Status::Ok();
+}
+
+Status GenerationStore::Remove(std::uint64_t generation) {
+  std::error_code error;
+  fs::remove_all(DirOf(generation), error);
+  if (error) return Error{"cannot remove " + DirOf(generation) + ": " + error.message()};
   SyncDirectory(Dir());
   return Status::Ok();
 }
@@ -155,8 +185,11 @@ Result<StoredGeneration> GenerationStore::Load(std::uint64_t generation) const {
   auto meta_text = ReadWholeFile(dir + "/" + kMetaFile);
   if (!meta_text) return Error{"generation " + std::to_string(generation) + " is not stored (" +
                                meta_text.error().message + ")"};
+  const std::string damaged = "generation " + std::to_string(generation) + " is damaged: ";
   auto meta = GenerationMeta::FromJson(nlohmann::json::parse(*meta_text, nullptr, false));
-  if (!meta) return Error{dir + "/" + kMetaFile + ": " + meta.error().message};
+  if (!meta) return Error{damaged + dir + "/" + kMetaFile + ": " + meta.error().message};
+  if (meta->generation != generation)
+    return Error{damaged + dir + "/" + kMetaFile + " describes generation " + std::to_string(meta->generation)};
   StoredGeneration stored{std::move(*meta), {}};
   const std::pair<const char*, std::string*> files[] = {
       {"smsupd.yaml", &stored.files.yaml},
@@ -164,9 +197,13 @@ Result<StoredGeneration> GenerationStore::Load(std::uint64_t generation) const {
       {"partitions.conf", &stored.files.partitions_conf}};
   for (const auto& [name, out] : files) {
     auto text = ReadWholeFile(dir + "/" + name);
-    if (!text) return text.error();
+    if (!text) return Error{damaged + text.error().message};
     *out = std::move(*text);
   }
+  // A cut or edited YAML may still validate: only the recorded hash tells
+  // it is not the config that was applied.
+  if (config::ConfigHash(stored.files.yaml) != stored.meta.hash)
+    return Error{damaged + dir + "/smsupd.yaml is not the config it recorded (sha256 differs)"};
   return stored;
 }
 
@@ -202,6 +239,35 @@ Status GenerationStore::Prune(int keep, std::uint64_t current) {
   }
   if (!failures.empty()) return Error{"cannot prune " + failures};
   return Status::Ok();
+}
+
+std::vector<std::string> GenerationStore::RemoveInterrupted(std::uint64_t current) {
+  std::vector<std::string> removed;
+  RemoveWriterTemporaries(state_dir_, removed);
+  std::error_code error;
+  for (fs::directory_iterator it(Dir(), error), end; !error && it != end; it.increment(error)) {
+    std::string name = it->path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0) {
+      std::error_code ignored;
+      if (fs::remove_all(it->path(), ignored) > 0)
+        removed.push_back("removed the partial generation " + it->path().string());
+    }
+  }
+  for (std::uint64_t number : Numbers()) {
+    RemoveWriterTemporaries(DirOf(number), removed);
+    if (current == 0 || number <= current) continue;
+    auto text = ReadWholeFile(DirOf(number) + "/" + kMetaFile);
+    auto meta = text ? GenerationMeta::FromJson(nlohmann::json::parse(*text, nullptr, false))
+                     : Result<GenerationMeta>(text.error());
+    if (!meta || meta->VerificationState() != "pending") continue;
+    std::error_code ignored;
+    if (fs::remove_all(DirOf(number), ignored) > 0)
+      removed.push_back("discarded generation " + std::to_string(number) +
+                        ": saved by an apply that never made it current (generation " +
+                        std::to_string(current) + " is)");
+  }
+  if (!removed.empty()) SyncDirectory(Dir());
+  return removed;
 }
 
 }  // namespace smsupd

@@ -70,8 +70,11 @@ class GenerationStore {
   std::uint64_t Current() const;
   Status SetCurrent(std::uint64_t generation, const std::string& hash);
 
-  // Writes generation meta.generation (which must not exist yet).
+  // Writes generation meta.generation (which must not exist yet). On
+  // failure nothing of it is left.
   Status Save(const GenerationMeta& meta, const GenerationFiles& files);
+  // Removes a generation (one whose apply could not install it).
+  Status Remove(std::uint64_t generation);
   bool Exists(std::uint64_t generation) const;
   // Every readable generation, oldest first. Unreadable ones are skipped
   // (and named in *skipped when given).
@@ -82,6 +85,13 @@ class GenerationStore {
   // Removes the oldest generations until `keep` are left; never `current`.
   // Also removes stale `*.tmp` directories of interrupted saves.
   Status Prune(int keep, std::uint64_t current);
+  // At start, before anything is written: removes what an apply that was
+  // interrupted (smsupd killed) left behind. That is every temporary file
+  // of the atomic writer (`*.tmp.XXXXXX`) in state_dir and in each
+  // generation, every `<N>.tmp/`, and, when `current` is known, every
+  // generation newer than it whose verification is still "pending": it was
+  // saved but never became current. One line per removal.
+  std::vector<std::string> RemoveInterrupted(std::uint64_t current);
 
  private:
   std::vector<std::uint64_t> Numbers() const;  // on disk, ascending

@@ -1,5 +1,6 @@
 #include "daemon/apply/running_config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -29,9 +30,10 @@ Status WriteGeneration(const StatePaths& paths, const ConfigGeneration& generati
                                                      "\nhash=" + generation.hash + "\n");
 }
 
-ConfigGeneration NextGenerationAtStart(const ConfigGeneration& recorded, const std::string& hash) {
+ConfigGeneration NextGenerationAtStart(const ConfigGeneration& recorded, const std::string& hash,
+                                       std::uint64_t next_free) {
   if (recorded.number > 0 && recorded.hash == hash) return recorded;
-  return {recorded.number + 1, hash};
+  return {std::max(next_free, recorded.number + 1), hash};
 }
 
 }  // namespace smsupd

@@ -5,7 +5,7 @@
 //   <state_dir>/generation   "generation=N\nhash=H\n": the config in force
 //
 // The pointer file survives restarts: the same YAML at the next start keeps
-// its number, another one gets the next (NextGenerationAtStart).
+// its number, another one gets the next free one (NextGenerationAtStart).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,9 @@ ConfigGeneration ReadGeneration(const StatePaths& paths);
 Status WriteGeneration(const StatePaths& paths, const ConfigGeneration& generation);
 
 // At start: the same YAML as last time keeps its generation, a different one
-// gets the next number.
-ConfigGeneration NextGenerationAtStart(const ConfigGeneration& recorded, const std::string& hash);
+// gets `next_free` (GenerationStore::NextNumber(): never the number of a
+// generation stored already, which holds another config).
+ConfigGeneration NextGenerationAtStart(const ConfigGeneration& recorded, const std::string& hash,
+                                       std::uint64_t next_free);
 
 }  // namespace smsupd

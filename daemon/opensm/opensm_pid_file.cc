@@ -87,6 +87,8 @@ Status CheckAdoptable(const OpenSmPidRecord& record, const ProcessFacts& facts,
     return Error{who + " started at another time: the pid was reused"};
   if (WithoutDeletedSuffix(facts.exe) != record.exe)
     return Error{who + " runs " + facts.exe + ", not " + record.exe};
+  if (!wanted.exe.empty() && WithoutDeletedSuffix(facts.exe) != wanted.exe)
+    return Error{who + " runs " + facts.exe + ", not the configured " + wanted.binary};
   if (!HasConfArgument(facts.cmdline, record.conf_path))
     return Error{who + " was not started with -F " + record.conf_path};
   if (record.port_guid != wanted.port_guid)

@@ -37,6 +37,11 @@ struct OpenSmIdentity {
   std::string binary;
   Guid port_guid = 0;
   std::string conf_path;
+  // What /proc/<pid>/exe shows for `binary` (symlinks resolved), or ""
+  // when that cannot be known (a script runs its interpreter). When known,
+  // the process must run it: a record naming another program is never
+  // trusted, whatever else it says.
+  std::string exe;
 };
 
 // Ok when the running process `facts` is the OpenSM `record` describes and

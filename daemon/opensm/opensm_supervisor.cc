@@ -4,7 +4,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "common/secrets.h"
 #include "daemon/opensm/opensm_pid_file.h"
@@ -13,6 +16,17 @@ namespace smsupd {
 namespace {
 
 using State = OpenSmSnapshot::State;
+
+// What /proc/<pid>/exe shows for a process started from `path`: the file
+// with symlinks resolved; "" for a script (its interpreter runs) or a path
+// that cannot be resolved.
+std::string ExpectedExe(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) return "";
+  char magic[2] = {};
+  std::ifstream(resolved, std::ios::binary).read(magic, sizeof magic);
+  return magic[0] == '#' && magic[1] == '!' ? std::string() : std::string(resolved);
+}
 
 std::string Seconds(Clock::Duration d) {
   char text[32];
@@ -58,7 +72,7 @@ bool OpenSmSupervisor::Adopt() {
 bool OpenSmSupervisor::TryAdopt() {
   auto record = ReadPidFile(spec_.PidFilePath());
   if (!record) return false;  // first start, or stopped cleanly
-  OpenSmIdentity wanted{spec_.binary, spec_.port_guid, spec_.conf_path};
+  OpenSmIdentity wanted{spec_.binary, spec_.port_guid, spec_.conf_path, ExpectedExe(spec_.binary)};
   auto facts = processes_.Inspect(record->pid);
   Status adoptable = facts ? CheckAdoptable(*record, *facts, wanted) : Status(facts.error());
   if (adoptable) {
@@ -110,9 +124,10 @@ void OpenSmSupervisor::RecordPid(pid_t pid) {
 
 ProcessCallbacks OpenSmSupervisor::Callbacks() {
   ProcessCallbacks callbacks;
-  callbacks.on_output = [](std::string_view stream, std::string_view line) {
+  callbacks.on_output = [this](std::string_view stream, std::string_view line) {
     // OpenSM prints every option it loads, keys included.
-    spdlog::info("OPENSM_OUTPUT {}: {}", stream, RedactSecrets(line));
+    last_output_ = RedactSecrets(line);
+    spdlog::info("OPENSM_OUTPUT {}: {}", stream, last_output_);
   };
   callbacks.on_exit = [this](const ExitStatus& status) { OnExit(status); };
   return callbacks;
@@ -141,9 +156,12 @@ void OpenSmSupervisor::OnExit(const ExitStatus& status) {
   crash_loop_.RecordExit(now);
   bool looping = crash_loop_.InLoop(now);
   if (looping && !crash_loop_reported_) {
+    // Why it keeps exiting: its exit and the last line it printed.
+    std::string last = last_exit_ + " after " + Seconds(ran);
+    if (!last_output_.empty()) last += ", last output: " + last_output_.substr(0, 200);
     Emit("OPENSM_CRASH_LOOP",
          "OpenSM exited " + std::to_string(tuning_.crash_loop.exits) + " times within " +
-             Seconds(tuning_.crash_loop.window) + "; still restarting with back-off",
+             Seconds(tuning_.crash_loop.window) + " (last: " + last + "); still restarting with back-off",
          pid, spdlog::level::err);
   }
   crash_loop_reported_ = looping;

@@ -116,6 +116,7 @@ class OpenSmSupervisor {
   Clock::TimePoint started_at_{};
   int restarts_ = 0;
   std::string last_exit_;
+  std::string last_output_;  // the last line OpenSM printed (redacted)
   bool crash_loop_reported_ = false;
   RestartBackoff backoff_;
   CrashLoopDetector crash_loop_;

@@ -67,6 +67,13 @@ void StatusBoard::OpenSmChanged(const OpenSmEvent& event) {
     RaiseProblem(kProblemOpenSmCrashLoop, event.details);
     return;
   }
+  // A restart that cannot even spawn OpenSM (binary gone) is no exit: only
+  // this problem tells the operator why no OpenSM runs.
+  if (event.kind == "OPENSM_START_FAILED")
+    RaiseProblem(kProblemOpenSmStartFailed, "OpenSM cannot be started: " + event.details);
+  else if ((event.kind == "OPENSM_STARTED" || event.kind == "OPENSM_ADOPTED") &&
+           health_.Has(kProblemOpenSmStartFailed))
+    ClearProblem(kProblemOpenSmStartFailed);
   nlohmann::json details = {{"text", event.details}};
   if (event.pid) details["pid"] = event.pid;
   std::string kind = EventKindOf(event.kind);

@@ -288,5 +288,39 @@ TEST(PolicyStepTest, AnswerResetsTheCount) {
   EXPECT_EQ(policy.state(), SupervisorState::kStandby);
 }
 
+// Two MASTERs whose SM_Keys differ ignore each other (ERR 2F18): a yield
+// cannot end that, and yielding again after every handover timeout only
+// moves priorities back and forth. The policy reports it and leaves the
+// fix (the keys) to the operator; without the mismatch it yields.
+TEST(PolicyStepTest, ADualMasterOfMismatchedSmKeysIsReportedNotFought) {
+  for (bool mismatch : {true, false}) {
+    SCOPED_TRACE(mismatch ? "SM_Key mismatch" : "same keys");
+    FailoverPolicy policy(Config(Role::kStandby), kT0);
+    Observation obs;
+    obs.opensm.running = true;
+    obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+    obs.local_port = LocalPort{4, 2, 2};
+    obs.sm_key_mismatch = mismatch;
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15}, {kLocal, 2, SmState::kMaster, 5}};
+    int priority_changes = 0, handovers = 0;
+    bool dual_master_raised = false;
+    for (int ms = 0; ms <= 30000; ms += 150) {
+      for (const Action& a : policy.Decide(obs, kT0 + Duration(ms))) {
+        priority_changes += a.kind == Action::Kind::kSetLocalPriority;
+        handovers += a.kind == Action::Kind::kSendHandover;
+        dual_master_raised |= a.kind == Action::Kind::kRaiseProblem && a.id == kProblemDualMaster;
+      }
+    }
+    EXPECT_TRUE(dual_master_raised);
+    if (mismatch) {
+      EXPECT_EQ(priority_changes, 0);
+      EXPECT_EQ(handovers, 0);
+      EXPECT_TRUE(policy.problems().count(kProblemSmKeyMismatch));
+    } else {
+      EXPECT_GT(priority_changes, 0) << "a losing MASTER yields";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smsupd::policy

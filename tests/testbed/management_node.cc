@@ -67,11 +67,11 @@ Status ManagementNode::WriteConfig() { return WriteConfigText(config_.Yaml()); }
 
 Status ManagementNode::WriteConfigText(const std::string& text) { return WriteFileAtomically(config_path(), text); }
 
-Status ManagementNode::Start() {
+Status ManagementNode::Start(const std::map<std::string, std::string>& environment) {
   if (Running()) return Error{"smsupd on " + node() + " already runs"};
   if (Status written = WriteConfig(); !written) return written;
-  Result<NodeProcess*> process =
-      fabric_.RunOnNodeIn(node(), {SMSUPD_DAEMON_PATH, "--config", config_path()}, dir(), "smsupd-" + node());
+  Result<NodeProcess*> process = fabric_.RunOnNodeIn(node(), {SMSUPD_DAEMON_PATH, "--config", config_path()}, dir(),
+                                                     "smsupd-" + node(), false, environment);
   if (!process) return Error{process.error().message};
   process_ = *process;
   return Status::Ok();
@@ -90,6 +90,8 @@ Result<ExitStatus> ManagementNode::Wait(milliseconds deadline) {
   if (process_ == nullptr) return Error{"smsupd on " + node() + " was never started"};
   return process_->process->Wait(deadline);
 }
+
+pid_t ManagementNode::pid() const { return process_ != nullptr ? process_->process->pid() : 0; }
 
 bool ManagementNode::Running() { return process_ != nullptr && process_->process->Running(); }
 

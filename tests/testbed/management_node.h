@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,14 +55,17 @@ class ManagementNode {
   Status WriteConfig();
   Status WriteConfigText(const std::string& text);
 
-  // Writes config() and starts smsupd; refused while it runs.
-  Status Start();
+  // Writes config() and starts smsupd, with `environment` added to the
+  // node's (e.g. a fault-injection variable); refused while it runs.
+  Status Start(const std::map<std::string, std::string>& environment = {});
   // `signal` to smsupd alone, as `systemctl stop` (KillMode=process) or
   // `kill` would send it: its OpenSM is not touched.
   Status Signal(int signal);
   Status Terminate() { return Signal(SIGTERM); }
   Result<ExitStatus> Wait(std::chrono::milliseconds deadline);
   bool Running();
+  // smsupd's pid (0 before the first start).
+  pid_t pid() const;
   // SIGTERM to smsupd (it hands over when MASTER, then stops its OpenSM),
   // SIGKILL if it has not exited after a grace; then ends any OpenSM of the
   // node still running. Also run by the destructor.

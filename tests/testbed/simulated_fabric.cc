@@ -204,11 +204,13 @@ Result<NodeProcess*> SimulatedFabric::RunOnNode(const std::string& node, const s
 
 Result<NodeProcess*> SimulatedFabric::RunOnNodeIn(const std::string& node, const std::vector<std::string>& argv,
                                                   const std::string& dir, const std::string& label,
-                                                  bool pipe_stdio) {
+                                                  bool pipe_stdio,
+                                                  const std::map<std::string, std::string>& environment) {
   if (topology_.Find(node) == nullptr) return Error{"no node " + node + " in the topology"};
   ChildSpec spec;
   spec.argv = argv;
   spec.env = NodeEnvironment(node, dir);
+  for (const auto& [name, value] : environment) spec.env[name] = value;
   spec.cwd = dir;  // umad2sim writes ./sys-<pid> here
   spec.output_path = dir + "/output.log";
   spec.pipe_stdin = pipe_stdio;

@@ -64,10 +64,12 @@ class SimulatedFabric {
   Result<NodeProcess*> RunOnNode(const std::string& node, const std::vector<std::string>& argv,
                                  const std::string& label, bool pipe_stdio = false);
   // The two halves of RunOnNode, for callers that write files (a config)
-  // into the process directory before the start.
+  // into the process directory before the start. `environment` is added
+  // to the node's.
   Result<std::string> NewProcessDir(const std::string& label);
   Result<NodeProcess*> RunOnNodeIn(const std::string& node, const std::vector<std::string>& argv,
-                                   const std::string& dir, const std::string& label, bool pipe_stdio = false);
+                                   const std::string& dir, const std::string& label, bool pipe_stdio = false,
+                                   const std::map<std::string, std::string>& environment = {});
 
   // The fabric's probe (started on first use on options.probe_node).
   FabricProbe& probe() { return probe_; }

@@ -27,7 +27,9 @@ std::string SmYaml(const SmsupdConfig& config) {
   std::string yaml = "sm:\n  role: " + config.role + "\n  port_guid: " + FormatGuid(config.port_guid) + "\n";
   if (config.preempt) yaml += std::string("  preempt: ") + (*config.preempt ? "true" : "false") + "\n";
   if (config.hold_time_s) yaml += "  failover:\n    hold_time_s: " + std::to_string(*config.hold_time_s) + "\n";
+  if (config.sm_key_file) yaml += "  sm_key_file: " + *config.sm_key_file + "\n";
   yaml += "  opensm:\n    log_file: " + config.OpenSmLog() + "\n";
+  if (config.opensm_binary) yaml += "    binary: " + *config.opensm_binary + "\n";
   std::map<std::string, std::string> options = config.opensm_options;
   if (TestBedDebug()) {
     options.emplace("log_flags", "0xff");

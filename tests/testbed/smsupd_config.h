@@ -40,6 +40,8 @@ struct SmsupdConfig {
   std::optional<int> hold_time_s;   // sm.failover.hold_time_s
   std::string home;                 // the node's directory: set by ManagementNode::Create
   std::optional<std::string> control_group;  // control.group
+  std::optional<std::string> opensm_binary;  // sm.opensm.binary
+  std::optional<std::string> sm_key_file;    // sm.sm_key_file
   std::map<std::string, Guid> hosts;
   std::map<std::string, std::vector<std::string>> groups;
   std::vector<PartitionSpec> partitions;

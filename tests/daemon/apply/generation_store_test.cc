@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/renderer.h"
 #include "daemon/apply/running_config.h"
 
 namespace smsupd {
@@ -32,7 +33,7 @@ class GenerationStoreTest : public ::testing::Test {
     meta.applied_by = "uid 0";
     meta.uid = 0;
     meta.reason = reason;
-    meta.hash = "hash" + std::to_string(number);
+    meta.hash = config::ConfigHash(Files(number).yaml);
     meta.source_path = "/etc/smsupd/smsupd.yaml";
     meta.plan_summary = "+1 partition";
     return meta;
@@ -108,6 +109,60 @@ TEST_F(GenerationStoreTest, InterruptedSavesAreInvisibleAndCleanedUp) {
   fs::create_directories(store.DirOf(3) + ".tmp");
   ASSERT_TRUE(store.Prune(20, 2));
   EXPECT_FALSE(fs::exists(store.DirOf(3) + ".tmp"));
+}
+
+// What smsupd killed in the middle of an apply leaves: a generation saved
+// but never made current, a half-written generation, the atomic writer's
+// temporary files. The start removes them; finished generations, even
+// newer ones, and everything when the current one is unknown, stay.
+TEST_F(GenerationStoreTest, TheStartRemovesWhatAnInterruptedApplyLeft) {
+  GenerationStore store(dir_);
+  ASSERT_TRUE(store.Save(Meta(1), Files(1)));
+  ASSERT_TRUE(store.Save(Meta(2), Files(2)));
+  ASSERT_TRUE(store.SetVerification(2, {{"state", "verified"}}));
+  ASSERT_TRUE(store.Save(Meta(3), Files(3)));  // "pending": never finished
+  fs::create_directories(store.DirOf(4) + ".tmp");
+  std::ofstream(dir_ + "/partitions.conf.tmp.a1B2c3") << "half";
+  std::ofstream(store.DirOf(2) + "/meta.json.tmp.Zz0987") << "half";
+  std::ofstream(dir_ + "/partitions.conf") << "whole";
+
+  EXPECT_TRUE(store.RemoveInterrupted(0).size() == 3u) << "temporaries only when the current one is unknown";
+  EXPECT_TRUE(store.Exists(3));
+  std::vector<std::string> removed = store.RemoveInterrupted(1);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_NE(removed[0].find("generation 3"), std::string::npos) << removed[0];
+  EXPECT_FALSE(store.Exists(3));
+  EXPECT_TRUE(store.Exists(1) && store.Exists(2)) << "a finished generation is never discarded";
+  EXPECT_FALSE(fs::exists(store.DirOf(4) + ".tmp"));
+  EXPECT_FALSE(fs::exists(dir_ + "/partitions.conf.tmp.a1B2c3"));
+  EXPECT_FALSE(fs::exists(store.DirOf(2) + "/meta.json.tmp.Zz0987"));
+  EXPECT_TRUE(fs::exists(dir_ + "/partitions.conf"));
+  EXPECT_EQ(store.NextNumber(), 3u);
+}
+
+TEST_F(GenerationStoreTest, StartNumbersANewConfigPastEveryStoredGeneration) {
+  EXPECT_EQ(NextGenerationAtStart({4, "a"}, "a", 9).number, 4u);
+  EXPECT_EQ(NextGenerationAtStart({4, "a"}, "b", 9).number, 9u);
+  EXPECT_EQ(NextGenerationAtStart({4, "a"}, "b", 2).number, 5u);
+  EXPECT_EQ(NextGenerationAtStart({0, ""}, "b", 1).number, 1u);
+}
+
+// A generation whose YAML is not the one its meta.json recorded (cut short
+// on a full disk, edited by hand) is never loaded, even if it validates.
+TEST_F(GenerationStoreTest, ADamagedGenerationIsNotLoaded) {
+  GenerationStore store(dir_);
+  ASSERT_TRUE(store.Save(Meta(1), Files(1)));
+  std::ofstream(store.DirOf(1) + "/smsupd.yaml", std::ios::trunc) << "yaml";
+  auto loaded = store.Load(1);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message.find("generation 1 is damaged"), std::string::npos) << loaded.error().message;
+  GenerationMeta other = Meta(2);
+  other.generation = 3;
+  fs::create_directories(store.DirOf(2));
+  for (const char* name : {"smsupd.yaml", "opensm.conf", "partitions.conf"})
+    std::ofstream(store.DirOf(2) + "/" + name) << "x";
+  std::ofstream(store.DirOf(2) + "/meta.json") << other.ToJson().dump();
+  EXPECT_FALSE(store.Load(2)) << "a meta.json of another generation";
 }
 
 TEST_F(GenerationStoreTest, SkipsAndNamesUnreadableGenerations) {

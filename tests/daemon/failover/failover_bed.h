@@ -32,6 +32,9 @@ struct FailoverBedOptions {
   // The monitor's sampling interval (the soak reads every 10 ms).
   std::chrono::milliseconds monitor_interval{100};
   std::chrono::milliseconds setup_deadline{60000};
+  // Edits each node's config before it starts (another OpenSM binary, a
+  // key file...).
+  std::function<void(SmsupdConfig&)> configure;
 };
 
 class FailoverBed {

@@ -19,7 +19,7 @@ ProcessFacts MatchingFacts() {
 }
 
 OpenSmIdentity Wanted() {
-  return {"/usr/sbin/opensm", 0x0002c90300a1b2c3, "/var/lib/smsupd/opensm.conf"};
+  return {"/usr/sbin/opensm", 0x0002c90300a1b2c3, "/var/lib/smsupd/opensm.conf", "/usr/sbin/opensm"};
 }
 
 TEST(OpenSmPidFileTest, RecordSurvivesFormatAndParse) {
@@ -43,6 +43,17 @@ TEST(OpenSmPidFileTest, AdoptsOnlyWhenEveryFactMatches) {
   EXPECT_TRUE(CheckAdoptable(Record(), MatchingFacts(), Wanted()).ok());
 }
 
+// A script runs its interpreter: what it shows cannot be known up front,
+// and the record's own facts decide.
+TEST(OpenSmPidFileTest, AScriptIsJudgedByItsRecord) {
+  OpenSmPidRecord record = Record();
+  ProcessFacts facts = MatchingFacts();
+  OpenSmIdentity wanted = Wanted();
+  record.exe = facts.exe = "/usr/bin/dash";
+  wanted.exe = "";
+  EXPECT_TRUE(CheckAdoptable(record, facts, wanted).ok());
+}
+
 TEST(OpenSmPidFileTest, ReplacedBinaryStillCounts) {
   ProcessFacts facts = MatchingFacts();
   facts.exe += " (deleted)";
@@ -59,6 +70,13 @@ TEST(OpenSmPidFileTest, RefusesWithAReasonWhenAnythingDiffers) {
   const Mismatch cases[] = {
       {"reused pid", [](auto&, auto& f, auto&) { f.start_ticks = 1; }, "pid was reused"},
       {"other program", [](auto&, auto& f, auto&) { f.exe = "/usr/bin/sleep"; }, "runs /usr/bin/sleep"},
+      // A record written for another program, by mistake or on purpose:
+      // everything matches but what the process runs.
+      {"record of another program",
+       [](auto& r, auto& f, auto&) { r.exe = f.exe = "/usr/bin/bash"; },
+       "runs /usr/bin/bash, not the configured /usr/sbin/opensm"},
+      {"binary behind a symlink", [](auto&, auto&, auto& w) { w.exe = "/usr/lib/opensm/opensm"; },
+       "not the configured /usr/sbin/opensm"},
       {"other conf", [](auto&, auto& f, auto&) { f.cmdline[2] = "/etc/opensm/opensm.conf"; },
        "not started with -F"},
       {"no -F", [](auto&, auto& f, auto&) { f.cmdline = {"/usr/sbin/opensm"}; },

@@ -132,6 +132,13 @@ TEST_F(StatusBoardTest, ACrashLoopIsAProblemUntilTheSupervisorSaysItEnded) {
   EXPECT_FALSE(board_.HasProblem(kProblemOpenSmCrashLoop));
 }
 
+TEST_F(StatusBoardTest, AFailedStartIsAProblemUntilOpenSmRuns) {
+  board_.OpenSmChanged({"OPENSM_START_FAILED", "cannot execute /usr/sbin/opensm: No such file or directory", 0});
+  ASSERT_TRUE(board_.HasProblem(kProblemOpenSmStartFailed));
+  board_.OpenSmChanged({"OPENSM_STARTED", "pid 3", 3});
+  EXPECT_FALSE(board_.HasProblem(kProblemOpenSmStartFailed));
+}
+
 TEST_F(StatusBoardTest, MasterChangesAreEventsButNotOnTheFirstLookAfterAnAdoption) {
   Attach();
   opensm_.adopted = true;
