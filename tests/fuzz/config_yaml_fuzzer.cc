@@ -8,8 +8,9 @@
 //   OpenSM's parser (tests/config/opensm_partition_model.h) and gives every
 //   port exactly the P_Key entries of the product rule (ExpectedPKeyEntries):
 //   a file OpenSM refuses would put every port in the default partition;
-// - every option line of opensm.conf names a known option once, with the
-//   value the renderer meant: no value can smuggle in a line of its own.
+// - opensm.conf, read the way OpenSM reads it (opensm_conf_model.h), gives
+//   every option once with the value the renderer meant: no value can
+//   smuggle in a line of its own or be read differently.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -22,6 +23,7 @@
 #include "config/renderer.h"
 #include "config/validator.h"
 #include "tests/config/opensm_partition_model.h"
+#include "tests/fuzz/opensm_conf_model.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace smsupd::config {
@@ -72,20 +74,19 @@ void CheckPartitionsConf(const Config& config, const RenderedFiles& files, Guid 
                                     files.partitions_conf);
 }
 
+// Reads opensm.conf as OpenSM does: every option once, known, and with the
+// value the renderer meant, so no value can smuggle in a line of its own or
+// lose part of itself.
 void CheckOpenSmConf(const Config& config, const RenderInputs& inputs, const std::string& conf) {
   std::map<std::string, std::string> meant = OpenSmOptionValues(config, inputs);
   std::set<std::string> seen;
-  std::istringstream lines(conf);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::string name = line.substr(0, line.find(' '));
-    std::string value = line.size() > name.size() ? line.substr(name.size() + 1) : "";
+  for (const auto& [name, value] : fuzz::ReadOpenSmConf(conf)) {
     const OpenSmOption* option = FindOpenSmOption(name);
-    FUZZ_CHECK(option != nullptr, "unknown option line '" + line + "'\n" + conf);
-    FUZZ_CHECK(seen.insert(name).second, "option written twice: '" + line + "'\n" + conf);
+    FUZZ_CHECK(option != nullptr, "OpenSM reads an unknown option '" + name + "'\n" + conf);
+    FUZZ_CHECK(seen.insert(name).second, "OpenSM reads '" + name + "' twice\n" + conf);
     auto it = meant.find(name);
     std::string want = it != meant.end() ? it->second : std::string(option->default_value);
-    FUZZ_CHECK(value == want, "'" + line + "' should be '" + name + " " + want + "'");
+    FUZZ_CHECK(value == want, "OpenSM reads " + name + " '" + value + "', smsupd meant '" + want + "'");
   }
   FUZZ_CHECK(seen.size() == AllOpenSmOptions().size(), "options missing from opensm.conf\n" + conf);
 }

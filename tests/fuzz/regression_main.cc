@@ -1,7 +1,7 @@
 // The normal build's test of one fuzz harness: its body runs once over every
-// file of its seed corpus and of its regressions folder (not over the
-// `unfixed` subfolder: inputs of bugs still open). A broken property aborts
-// the test; the input's path is printed before it runs.
+// file of its seed corpus and of its regressions folder (inputs of bugs
+// still open wait in tests/fuzz/regressions/unfixed/, which is not read).
+// A broken property aborts the test; the input's path is printed first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
