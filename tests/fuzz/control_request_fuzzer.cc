@@ -40,7 +40,8 @@ void CheckArgumentsRoundTrip(const Request& request) {
   } else if (request.command == "reload") {
     auto a = ParseAccepted<ReloadArguments>(ParseReloadArguments, in, "reload");
     auto b = ParseAccepted<ReloadArguments>(ParseReloadArguments, ToJson(a), "reload ToJson");
-    FUZZ_CHECK(a.restart == b.restart && a.wait == b.wait && a.timeout_given == b.timeout_given,
+    FUZZ_CHECK(a.restart == b.restart && a.force == b.force && a.wait == b.wait &&
+                   a.timeout_given == b.timeout_given,
                in.dump());
     // The wire carries milliseconds.
     FUZZ_CHECK(std::fabs(a.timeout_s - b.timeout_s) <= 0.001, in.dump() + " -> " + ToJson(a).dump());
@@ -48,6 +49,11 @@ void CheckArgumentsRoundTrip(const Request& request) {
     auto a = ParseAccepted<FailoverArguments>(ParseFailoverArguments, in, "failover");
     auto b = ParseAccepted<FailoverArguments>(ParseFailoverArguments, ToJson(a), "failover ToJson");
     FUZZ_CHECK(a.to == b.to && a.wait == b.wait && a.timeout_s == b.timeout_s, in.dump());
+  } else if (request.command == "restart-opensm") {
+    auto a = ParseAccepted<RestartOpenSmArguments>(ParseRestartOpenSmArguments, in, "restart-opensm");
+    auto b = ParseAccepted<RestartOpenSmArguments>(ParseRestartOpenSmArguments, ToJson(a),
+                                                   "restart-opensm ToJson");
+    FUZZ_CHECK(a.wait == b.wait && a.force == b.force && a.timeout_s == b.timeout_s, in.dump());
   } else if (request.command == "plan") {
     auto a = ParseAccepted<PlanArguments>(ParsePlanArguments, in, "plan");
     auto b = ParseAccepted<PlanArguments>(ParsePlanArguments, ToJson(a), "plan ToJson");

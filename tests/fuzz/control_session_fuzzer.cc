@@ -4,16 +4,19 @@
 // then the client shuts down its write side. The host answers `version`,
 // `list-commands` and `events` at once (as ControlServer does) and every
 // other command from a later loop turn (as a CommandHandler reply is posted);
-// an `events` follow gets one event streamed after its reply.
+// an `events` follow gets one event streamed after its reply. The host's
+// budget for long lines never runs out, and a line may grow far beyond
+// max_request_bytes, so the session's answers depend on the lines alone.
 //
 // Properties, for any bytes and any cuts:
 // - no crash, and the client's EOF ends the session within a bound;
 // - the session answers exactly what a line-by-line reading predicts: each
 //   line up to '\n' (a trailing '\r' dropped), and a last one without '\n',
 //   gets ParseRequest's refusal or the host's answer, in order; a line over
-//   the size limit gets `too-large` and ends the session; after an accepted
-//   `events` follow only its event comes, and the unterminated last line
-//   is answered and ends the session.
+//   max_request_bytes that is not a `plan` gets `too-large` and ends the
+//   session; after an accepted `events` follow only its event comes, and the
+//   unterminated last line is answered and ends the session;
+// - every byte of long-line budget the session took is given back.
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,8 +44,10 @@ namespace {
 
 namespace asio = boost::asio;
 
-// Small, so that short inputs reach the size limit.
+// Small, so that short inputs reach the size limit; uploads (a plan's long
+// line) never hit theirs.
 constexpr std::size_t kLineLimit = 300;
+constexpr std::size_t kUploadLimit = 1 << 20;
 // Marks the line where the streamed event is expected.
 constexpr std::string_view kEventLine = "<event>";
 
@@ -78,6 +83,15 @@ class Host : public SessionHost {
     closed_ = true;
     session_.reset();
   }
+  bool ReserveUpload(std::size_t bytes) override {
+    reserved_ += bytes;
+    return true;
+  }
+  void ReleaseUpload(std::size_t bytes) override {
+    FUZZ_CHECK(bytes <= reserved_, "released more upload budget than was reserved");
+    reserved_ -= bytes;
+  }
+  std::size_t reserved() const { return reserved_; }
   bool closed() const { return closed_; }
   // Like ControlServer, the host owns the session until it closes.
   void Own(std::shared_ptr<ControlSession> session) { session_ = std::move(session); }
@@ -86,8 +100,16 @@ class Host : public SessionHost {
   asio::io_context& io_;
   EventLog& log_;
   std::shared_ptr<ControlSession> session_;
+  std::size_t reserved_ = 0;
   bool closed_ = false;
 };
+
+// A long line is a request only for a command that carries a config text.
+bool MayBeLong(std::string_view line) {
+  auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("command") || !json["command"].is_string()) return false;
+  return CarriesConfigText(json["command"].get<std::string>());
+}
 
 // What the session must write for `input`: one line each, kEventLine where
 // the followed event goes.
@@ -95,16 +117,16 @@ std::vector<std::string> Predict(std::string_view input) {
   std::vector<std::string> lines;
   while (!input.empty()) {
     std::size_t newline = input.find('\n');
-    bool terminated = newline != std::string_view::npos && newline <= kLineLimit;
-    if (!terminated && input.size() > kLineLimit) {
-      lines.push_back(SerializeResponse(MakeResponse(
-          ResultCode::kTooLarge, "request too large: the limit is " +
-                                     std::to_string(kLineLimit) + " bytes per line")));
-      break;
-    }
+    bool terminated = newline != std::string_view::npos;
     std::string_view line = input.substr(0, terminated ? newline : input.size());
     input.remove_prefix(terminated ? newline + 1 : input.size());
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > kLineLimit && !MayBeLong(line)) {
+      lines.push_back(SerializeResponse(MakeResponse(
+          ResultCode::kTooLarge, "request too large: the limit is " + std::to_string(kLineLimit) +
+                                     " bytes per line (a plan's config text excepted)")));
+      break;
+    }
     auto parsed = ParseRequest(line);
     if (const auto* refusal = std::get_if<Response>(&parsed)) {
       lines.push_back(SerializeResponse(*refusal));
@@ -201,6 +223,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     socket.assign(boost::asio::local::stream_protocol(), fds[0]);
     SessionLimits limits;
     limits.max_request_bytes = kLineLimit;
+    limits.max_upload_bytes = kUploadLimit;
     limits.idle_timeout = std::chrono::seconds(60);  // never the reason a session ends here
     auto session = std::make_shared<ControlSession>(std::move(socket), Caller{}, limits, host);
     host.Own(session);
@@ -219,5 +242,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   io.restart();
   io.run();  // completes the aborted operations, which release the session
   CheckOutput(Predict(input), client.received());
+  FUZZ_CHECK(host.reserved() == 0, std::to_string(host.reserved()) + " bytes of upload budget kept");
   return 0;
 }
