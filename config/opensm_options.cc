@@ -52,6 +52,23 @@ std::optional<std::int64_t> ParseInteger(std::string_view text) {
   return negative ? -value : value;
 }
 
+// OpenSM reads opensm.conf with fgets(line, 1023, ...): a longer line goes
+// on as a line of its own (osm_subnet.c, osm_subn_parse_conf_file).
+constexpr std::size_t kOpenSmLineBytes = 1022;
+
+// Whether OpenSM reads `name value` back with exactly this value: its reader
+// ends the line at a NUL or '#', and trims white space and one pair of
+// quotes around the value (clean_val in osm_subnet.c).
+bool ReadsBackAsWritten(std::string_view name, std::string_view text) {
+  if (text.empty() || name.size() + 1 + text.size() + 1 > kOpenSmLineBytes) return false;
+  for (char c : text)
+    if (c == '#' || std::iscntrl(static_cast<unsigned char>(c))) return false;
+  if (text.front() == ' ' || text.back() == ' ') return false;
+  bool quoted = text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+                text.back() == text.front();
+  return !quoted;
+}
+
 Result<std::string> NormalizeBoolean(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
@@ -108,9 +125,10 @@ Result<std::string> NormalizeOptionValue(const OpenSmOption& option, std::string
     case OptionType::kString:
       break;
   }
-  if (text.empty() || text.find_first_of("\n\r#") != std::string_view::npos ||
-      text.front() == ' ' || text.back() == ' ')
-    return Error{"a non-empty one-line string without '#' or surrounding spaces"};
+  if (!ReadsBackAsWritten(option.name, text))
+    return Error{"a string OpenSM reads back as written: no '#' or control characters, no "
+                 "surrounding spaces or quotes, at most " +
+                 std::to_string(kOpenSmLineBytes - option.name.size() - 2) + " bytes"};
   return std::string(text);
 }
 

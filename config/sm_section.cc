@@ -15,6 +15,9 @@ namespace {
 const std::vector<std::string_view> kSmKeys = {"port_guid",   "role",   "priority", "preempt",
                                                "sm_key_file", "opensm", "failover"};
 
+// One key and a newline, with room for stray white space.
+constexpr off_t kMaxSmKeyFileBytes = 4096;
+
 // The failover policy drives OpenSM's election through priorities of its own
 // (docs/failover.md): a configured 0 or 14 would be mistaken for a master
 // yielding or a standby claiming mastership.
@@ -135,6 +138,13 @@ void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationS
   struct stat info;
   if (stat(file->c_str(), &info) != 0) {
     state.sink.Error(node, path, "cannot stat '" + *file + "': " + std::strerror(errno),
+                     "create it with one 64-bit key, e.g. 0x1a2b3c4d5e6f7081, mode 0600");
+    return;
+  }
+  // Read only a small regular file: a FIFO would block the validator (and a
+  // reload with it) until someone writes, and /proc/kcore is 0400 too.
+  if (!S_ISREG(info.st_mode) || info.st_size > kMaxSmKeyFileBytes) {
+    state.sink.Error(node, path, "'" + *file + "' is not a small regular file",
                      "create it with one 64-bit key, e.g. 0x1a2b3c4d5e6f7081, mode 0600");
     return;
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's "test it" command: installs what it needs, builds, runs every test
-# (unit, integration on the simulated fabric; not the 3-minute soak) and then
-# the unit and smsupd integration tests again under ASan+UBSan.
+# (unit, integration on the simulated fabric; not the 3-minute soak), runs
+# each fuzz harness briefly, and then the unit and smsupd integration tests
+# again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,12 @@ build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Every test but the 3-minute busy-master soak (its 30-second version runs):
 #   ctest --test-dir build/ci -R failover_busy_master_soak
 ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -E '^failover_busy_master_soak$'
+
+# The fuzz harnesses (docs/fuzzing.md), built with clang-14 and libFuzzer
+# in build/fuzz, each run for 30 s from its committed corpus, `nproc` at a time;
+# a crash, a broken property or a hang fails the run. Longer runs:
+#   scripts/fuzz.sh --time 600
+scripts/fuzz.sh --time 30
 
 # ASan+UBSan: every unit test (the target unit_tests, which drive the
 # daemon's code in-process through fakes) and the real smsupd on the

@@ -88,6 +88,20 @@ TEST(OpenSmOptions, AnInvalidKeyIsNotEchoed) {
   EXPECT_NE(text.find("sa_key"), std::string::npos) << text;
 }
 
+// OpenSM reads 1022 bytes per line, stops at a NUL or '#' and trims white
+// space and quotes around a value (osm_subnet.c): such a value would reach
+// OpenSM changed, or spill into a line of its own.
+TEST(OpenSmOptions, StringsAreWhatOpenSmReadsBack) {
+  EXPECT_FALSE(WithOption("routing_engine: \"ftree\\t\"").ok());
+  EXPECT_FALSE(WithOption("routing_engine: '\"ftree\"'").ok());
+  EXPECT_FALSE(WithOption("node_name_map_name: \"/etc/map\\0.old\"").ok());
+  EXPECT_FALSE(WithOption("routing_engine: \"ftree\\nsm_priority 0\"").ok());
+  // "root_guid_file " + value + "\n" fills the 1022 bytes exactly.
+  EXPECT_TRUE(WithOption("root_guid_file: /" + std::string(1005, 'r')).ok());
+  EXPECT_FALSE(WithOption("root_guid_file: /" + std::string(1006, 'r')).ok());
+  EXPECT_TRUE(WithOption("routing_engine: \"ftree updn\"").ok());  // OpenSM keeps inner spaces
+}
+
 TEST(OpenSmOptions, OptionsNeedingRestart) {
   Config before = *WithOption("sweep_interval: 5").config;
   Config after = before;

@@ -1,5 +1,6 @@
 // Top-level, sm:, hosts:, groups:, control:, limits: rules of the validator.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "tests/config/test_support.h"
 
@@ -244,6 +245,17 @@ TEST_F(SmKeyFileTest, ContentMustBeOneHexKey) {
   EXPECT_FALSE(WithKeyFile("12345\n", 0600).ok());
   EXPECT_FALSE(WithKeyFile("0x1a2b3c4d5e6f708192\n", 0600).ok());  // 72 bits
   EXPECT_FALSE(WithKeyFile("", 0600).ok());
+}
+
+// Refused at once: reading a FIFO would block the validator until a writer came.
+TEST_F(SmKeyFileTest, OnlyASmallRegularFileIsRead) {
+  std::string fifo = dir_.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ValidationOutcome outcome = Validate(BaseYaml("  sm_key_file: " + fifo + "\n"));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("not a small regular file"),
+            std::string::npos);
+  EXPECT_FALSE(WithKeyFile("0x1a2b3c4d5e6f7081\n" + std::string(5000, ' '), 0600).ok());
 }
 
 TEST_F(SmKeyFileTest, MissingFileIsRefused) {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of tests/fuzz with clang-14 (build/fuzz) and
+# runs each for a while, several at a time (docs/fuzzing.md).
+#
+#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build] [HARNESS...]
+#
+# Defaults: 30 s per harness, `nproc` harnesses at once, every harness.
+# Inputs that find new coverage go to build/fuzz/work/<harness>/ (the
+# committed corpus is only read); a crash, a broken property or a hang is
+# written to build/fuzz/artifacts/<harness>/ and makes the script exit 1.
+# Each harness's libFuzzer output: build/fuzz/logs/<harness>.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=30
+jobs=$(nproc)
+build=1
+harnesses=()
+while (($#)); do
+  case $1 in
+    --time) seconds=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build] [HARNESS...]" >&2; exit 2 ;;
+    *) harnesses+=("$1"); shift ;;
+  esac
+done
+if ((${#harnesses[@]} == 0)); then
+  for source in tests/fuzz/*_fuzzer.cc; do
+    name=$(basename "$source" _fuzzer.cc)
+    harnesses+=("$name")
+  done
+fi
+
+dir=build/fuzz
+if ((build)); then
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}"
+fi
+
+dictionary() {  # the harness's dictionary, if it has one
+  case $1 in
+    config_yaml) echo tests/fuzz/dict/config_yaml.dict ;;
+    control_*) echo tests/fuzz/dict/control.dict ;;
+    opensm_log) echo tests/fuzz/dict/opensm_log.dict ;;
+  esac
+}
+
+run() {  # run HARNESS: libFuzzer for $seconds, output in the harness's log
+  local name=$1 work=$dir/work/$1 artifacts=$dir/artifacts/$1/ log=$dir/logs/$1.log
+  mkdir -p "$work" "$artifacts" "$dir/logs"
+  local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+                 -print_final_stats=1 -artifact_prefix="$artifacts")
+  local dict
+  dict=$(dictionary "$name")
+  [ -n "$dict" ] && options+=(-dict="$dict")
+  local corpora=("$work" "tests/fuzz/corpus/$name")
+  [ -d "tests/fuzz/regressions/$name" ] && corpora+=("tests/fuzz/regressions/$name")
+  local status=0
+  "$dir/tests/fuzz/${name}_fuzzer" "${options[@]}" "${corpora[@]}" >"$log" 2>&1 || status=$?
+  echo "$status" >"$dir/logs/$name.status"
+}
+
+for name in "${harnesses[@]}"; do
+  rm -f "$dir/logs/$name.status"
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  run "$name" &
+done
+wait
+
+failed=()
+for name in "${harnesses[@]}"; do
+  [ "$(cat "$dir/logs/$name.status" 2>/dev/null)" = 0 ] || failed+=("$name")
+done
+
+for name in "${harnesses[@]}"; do
+  summary=$(grep -aE '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$dir/logs/$name.log" | tail -1 || true)
+  printf '%-16s %s\n' "$name" "${summary:-no libFuzzer status line}"
+done
+if ((${#failed[@]})); then
+  for name in "${failed[@]}"; do
+    echo "FUZZ FAILURE in $name: $dir/logs/$name.log" >&2
+    grep -aE 'property broken|ERROR: (libFuzzer|AddressSanitizer|UndefinedBehaviorSanitizer)|runtime error|Test unit written to' \
+      "$dir/logs/$name.log" | head -5 >&2 || true
+  done
+  exit 1
+fi
