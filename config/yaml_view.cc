@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 
 #include "config/edit_distance.h"
 
@@ -164,12 +165,45 @@ std::optional<Guid> ReadGuid(const YAML::Node& node, const std::string& path,
   return guid;
 }
 
+namespace {
+
+constexpr std::size_t kMaxPathBytes = 4095;  // PATH_MAX less its NUL
+
+std::string DescribePathByte(unsigned char c) {
+  if (c == ' ') return "a space";
+  if (c == '#') return "'#'";
+  if (c == '"' || c == '\'') return std::string("a quote (") + static_cast<char>(c) + ")";
+  char text[48];
+  std::snprintf(text, sizeof text, "a control character (0x%02x)", c);
+  return text;
+}
+
+}  // namespace
+
 std::optional<std::string> ReadAbsolutePath(const YAML::Node& node, const std::string& path,
                                             DiagnosticSink& sink) {
   std::optional<std::string> text = ReadString(node, path, sink);
   if (text && (*text)[0] != '/') {
     sink.Error(node, path, "'" + *text + "' is not an absolute path", "expected a path starting with /");
     return std::nullopt;
+  }
+  if (text && text->size() > kMaxPathBytes) {
+    sink.Error(node, path, "path is " + std::to_string(text->size()) + " bytes long",
+               "the limit is " + std::to_string(kMaxPathBytes) + " bytes");
+    return std::nullopt;
+  }
+  // OpenSM reads an option's value up to the first white space and a '#'
+  // as the start of a comment; a newline would start an option of its own.
+  // A path holding any of them would reach OpenSM as another value.
+  if (text) {
+    for (unsigned char c : *text) {
+      if (c <= ' ' || c == 0x7f || c == '#' || c == '"' || c == '\'') {
+        sink.Error(node, path, "path holds " + DescribePathByte(c),
+                   "OpenSM would read another path; use a path without white space, control "
+                   "characters, quotes or '#'");
+        return std::nullopt;
+      }
+    }
   }
   return text;
 }

@@ -158,6 +158,23 @@ TEST(ValidatorSections, PathsMustBeAbsolute) {
             "/opt/bin/opensm");
 }
 
+TEST(ValidatorSections, PathsOpenSmWouldReadDifferentlyAreRefused) {
+  // OpenSM reads "partition_config_file /var/lib/smsupd" and then
+  // "sm_priority 0/partitions.conf" on a line of its own.
+  ValidationOutcome newline = Validate(BaseYaml() + "state_dir: \"/var/lib/smsupd\\nsm_priority 0\"\n");
+  ASSERT_FALSE(newline.ok());
+  EXPECT_NE(AllDiagnostics(newline).find("control character (0x0a)"), std::string::npos)
+      << AllDiagnostics(newline);
+  // '#' starts a comment for OpenSM: it would read "partition_config_file /".
+  ValidationOutcome hash = Validate(BaseYaml() + "state_dir: '/#'\n");
+  ASSERT_FALSE(hash.ok());
+  EXPECT_NE(AllDiagnostics(hash).find("'#'"), std::string::npos) << AllDiagnostics(hash);
+  EXPECT_FALSE(Validate(BaseYaml("  opensm:\n    log_file: '/var/log/open sm.log'\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml("  opensm:\n    binary: '/usr/sbin/opensm\t'\n")).ok());
+  EXPECT_FALSE(Validate(BaseYaml() + "state_dir: /" + std::string(4095, 'a') + "\n").ok());
+  EXPECT_TRUE(Validate(BaseYaml() + "state_dir: /srv/sm-1/state_2.d\n").ok());
+}
+
 TEST(ValidatorSections, ControlSection) {
   ValidationOutcome ok = Validate(BaseYaml() + "control:\n  socket: /run/s.sock\n  group: smsupd\n");
   ASSERT_TRUE(ok.ok()) << AllDiagnostics(ok);
