@@ -10,6 +10,7 @@ packages=(
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev
+  pandoc
 )
 
 missing=()

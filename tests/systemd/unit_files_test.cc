@@ -105,7 +105,8 @@ TEST(UnitFiles, InstanceTemplateIsTheMainUnitWithItsOwnPaths) {
   for (const std::string& key : keys) {
     auto expected = own.find(key);
     if (expected == own.end()) {
-      EXPECT_EQ(main[key], instance[key]) << key << " differs between smsupd.service and smsupd@.service";
+      EXPECT_EQ(main[key], instance[key])
+          << key << " differs between smsupd.service and smsupd@.service";
     } else if (!expected->second.empty()) {
       EXPECT_EQ(One(instance, key), expected->second) << key;
     }
