@@ -10,7 +10,7 @@ packages=(
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev
-  pandoc
+  pandoc ansible-core
 )
 
 missing=()
