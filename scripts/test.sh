@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's "test it" command: installs what it needs, builds, runs every test
-# (unit, integration on the simulated fabric; not the 3-minute soak) and then
-# the unit and smsupd integration tests again under ASan+UBSan.
+# (unit, integration on the simulated fabric, not the 3-minute soak; then the
+# package and systemd tests) and then the unit and smsupd integration tests
+# again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,9 +16,14 @@ build() {  # build DIR [cmake options...]
 }
 
 build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
-# Every test but the 3-minute busy-master soak (its 30-second version runs):
+# Every unit and integration test but the 3-minute busy-master soak (its
+# 30-second version runs):
 #   ctest --test-dir build/ci -R failover_busy_master_soak
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -E '^failover_busy_master_soak$'
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system -E '^failover_busy_master_soak$'
+# The packages and units in a Debian 12 tree (debootstrap, then dpkg -i,
+# upgrade and purge; the units booted with systemd-nspawn): after the
+# timing-sensitive tests above, not beside them.
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
 # ASan+UBSan: every unit test (the target unit_tests, which drive the
 # daemon's code in-process through fakes) and the real smsupd on the
