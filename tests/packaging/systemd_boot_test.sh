@@ -9,8 +9,9 @@
 # that only attach smsupd to its simulated node (LD_PRELOAD, SIM_HOST, a
 # writable working directory for umad2sim): smsupd.service is the master on
 # H1_1, smsupd@b.service the standby on H1_2. Checked: start -> READY and
-# MASTER; a member of the group smsupd runs `smctl status` (an outsider and a
-# changing command are refused); `systemctl reload` -> a new generation;
+# MASTER, with Debian's opensm@GUID.service stopped; a member of the group
+# smsupd runs `smctl status` (an outsider and a changing command are
+# refused); `systemctl reload` -> a new generation;
 # `kill -9` of smsupd -> systemd restarts it and it adopts the same OpenSM;
 # dpkg -i over the running package restarts nothing; `systemctl stop` of the
 # master hands over to the standby and leaves no OpenSM; the watchdog pings.
@@ -104,6 +105,17 @@ config() {  # config NODE ROLE [INSTANCE]
   echo "    members:"
   echo "      - { ports: ALL, membership: full }"
 }
+# Debian's opensm@GUID.service, as its opensm.service starts one per port:
+# here a stand-in that needs no InfiniBand device (ConditionPathExists=
+# /sys/class/infiniband_mad/abi_version cleared) and runs nothing.
+mkdir -p "$root/etc/systemd/system/opensm@.service.d"
+cat >"$root/etc/systemd/system/opensm@.service.d/stand-in.conf" <<'UNIT'
+[Unit]
+ConditionPathExists=
+[Service]
+ExecStart=
+ExecStart=/bin/sleep infinity
+UNIT
 config H1_1 master >"$root/etc/smsupd/smsupd.yaml"
 config H1_2 standby b >"$root/etc/smsupd/b.yaml"
 
@@ -155,6 +167,9 @@ dump() {
   done
 }
 
+plain_opensm="opensm@$(guid_of H1_1).service"
+in_machine systemctl start "$plain_opensm" || fail "cannot start the stand-in $plain_opensm"
+
 step "systemctl start smsupd: READY only once OpenSM runs"
 t0=$SECONDS
 if in_machine systemctl start smsupd.service; then
@@ -165,6 +180,9 @@ else
   exit 1
 fi
 [ "$(prop smsupd.service SubState)" = running ] && ok "smsupd.service running" || fail "not running"
+state=$(in_machine systemctl is-active "$plain_opensm" || true)
+[ "$state" = inactive ] && ok "Debian's $plain_opensm, started on its own, stopped" ||
+  fail "$plain_opensm is $state beside smsupd"
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 in_machine journalctl --no-pager -o cat -u smsupd.service | grep -q DAEMON_READY && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"

@@ -16,6 +16,7 @@ cp "$src"/systemd/smsupd.service "$src"/systemd/smsupd@.service "$root"/usr/lib/
 printf '#!/bin/sh\n' >"$root"/usr/sbin/smsupd
 chmod 755 "$root"/usr/sbin/smsupd
 cp /bin/kill "$root"/bin/kill
+cp /bin/systemctl "$root"/bin/systemctl
 cp "$src"/systemd/smsupd.sysusers "$root"/usr/lib/sysusers.d/smsupd.conf
 cp "$src"/systemd/smsupd.tmpfiles "$root"/usr/lib/tmpfiles.d/smsupd.conf
 touch "$root"/etc/passwd "$root"/etc/group "$root"/etc/shadow "$root"/etc/gshadow
