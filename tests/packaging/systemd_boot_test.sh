@@ -228,6 +228,9 @@ verified() { in_machine smctl --json history | jq -e ".generations[] | select(.g
 wait_until 30 "generation $next applied by the signal and verified on the fabric" verified ||
   in_machine smctl history
 journal smsupd.service | grep -q SIGNAL_HUP && ok "journal: SIGNAL_HUP" || fail "no SIGNAL_HUP in the journal"
+# systemd ends the reload job (a RELOADING=1 from smsupd holds it until READY=1).
+journal smsupd.service | grep -q '^Reloaded smsupd.service' && ok "systemd: Reloaded smsupd.service" ||
+  fail "systemd did not log the reload's end"
 
 step "kill -9 of smsupd: systemd restarts it, it adopts the same OpenSM"
 main=$(prop smsupd.service MainPID)
@@ -266,7 +269,9 @@ in_machine kill -0 "$opensm" 2>/dev/null && fail "OpenSM $opensm still runs" || 
 left=$(in_machine pgrep -a -f 'opensm -F /var/lib/smsupd/' || true)
 [ -z "$left" ] && ok "no OpenSM of smsupd.service left" || fail "left: $left"
 wait_until 15 "the standby (smsupd@b) is MASTER" is_state MASTER -i b || true
-journal smsupd.service | grep -qE "SIGNAL_STOP" && ok "journal: SIGNAL_STOP" || fail "no SIGNAL_STOP in the journal"
+journal smsupd.service | grep -q "SIGNAL_STOP" && ok "journal: SIGNAL_STOP" || fail "no SIGNAL_STOP in the journal"
+journal smsupd.service | grep -q "HANDOVER_DONE" && ok "journal: HANDOVER_DONE (handed over, not taken over)" ||
+  fail "the master did not hand over before stopping"
 
 step "the watchdog"
 [ "$(prop smsupd@b.service WatchdogUSec)" = 30s ] && ok "WatchdogUSec=30s" || fail "WatchdogUSec $(prop smsupd@b.service WatchdogUSec)"
