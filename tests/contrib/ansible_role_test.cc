@@ -43,7 +43,8 @@ struct PlaybookRun {
   int Changed() const {
     size_t recap = output.find("PLAY RECAP");
     size_t at = output.find("changed=", recap == std::string::npos ? 0 : recap);
-    return recap == std::string::npos || at == std::string::npos ? -1 : std::stoi(output.substr(at + 8));
+    return recap == std::string::npos || at == std::string::npos ? -1
+                                                                 : std::stoi(output.substr(at + 8));
   }
   bool Says(const std::string& text) const { return output.find(text) != std::string::npos; }
 };
@@ -97,12 +98,16 @@ class AnsibleRoleTest : public FabricTest {
   }
 
   static std::string DefaultPartition() {
-    return "            - { name: Default, pkey: 0x7fff, members: [ { ports: ALL, membership: full } ] }\n";
+    return "            - { name: Default, pkey: 0x7fff, members: [ { ports: ALL, membership: full "
+           "} ] }\n";
   }
   std::string TenantPartition() {
     return "            - name: tenant\n              pkey: \"0x0042\"\n              members:\n"
-           "                - { host: " + far_host() + ", membership: full }\n"
-           "                - { host: " + node().node() + ", membership: full }\n";
+           "                - { host: " +
+           far_host() +
+           ", membership: full }\n"
+           "                - { host: " +
+           node().node() + ", membership: full }\n";
   }
 
   std::string Path(const std::string& name) { return node().dir() + "/" + name; }
@@ -111,10 +116,12 @@ class AnsibleRoleTest : public FabricTest {
   // test may put a wrapper), then the build's smctl.
   std::string SmctlPath() { return node().dir() + "/bin:" + SMCTL_DIR + ":" + std::getenv("PATH"); }
 
-  std::unique_ptr<ChildProcess> StartPlaybook(const std::vector<std::string>& options, const std::string& log) {
+  std::unique_ptr<ChildProcess> StartPlaybook(const std::vector<std::string>& options,
+                                              const std::string& log) {
     const std::string source = SMSUPD_SOURCE_DIR;
     ChildSpec spec;
-    spec.argv = {"ansible-playbook", "-i", Path("inventory.yml"), source + "/contrib/ansible/site.yml"};
+    spec.argv = {"ansible-playbook", "-i", Path("inventory.yml"),
+                 source + "/contrib/ansible/site.yml"};
     spec.argv.insert(spec.argv.end(), options.begin(), options.end());
     const std::string home = Path("ansible-home");
     // An empty ansible.cfg: no configuration from the machine or the cwd.
@@ -147,7 +154,9 @@ class AnsibleRoleTest : public FabricTest {
     Result<std::string> output = ReadWholeFile(Path(log));
     run.output = output.ok() ? *output : "";
     std::cout << "[ playbook ] " << log << ": exit " << run.exit_code << " after "
-              << std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - started).count()
+              << std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() -
+                                                          started)
+                     .count()
               << " ms, changed=" << run.Changed() << "\n";
     return run;
   }
@@ -171,7 +180,8 @@ class AnsibleRoleTest : public FabricTest {
     return status.ok() ? (*status)["config"]["generation"].get<std::uint64_t>() : 0;
   }
   bool FarPortHolds(std::uint16_t entry) {
-    Result<PKeyEntries> entries = ReadPortPKeys(probe(), "dr:0", 1);  // the probe runs on the far HCA
+    Result<PKeyEntries> entries =
+        ReadPortPKeys(probe(), "dr:0", 1);  // the probe runs on the far HCA
     EXPECT_TRUE(entries.ok()) << entries.error().message;
     return entries.ok() && entries->count(entry) > 0;
   }
@@ -200,11 +210,14 @@ TEST_F(AnsibleRoleTest, PlansAppliesVerifiesAndRefusesThroughTheRole) {
   PlaybookRun apply = RunPlaybook({"--diff"}, "apply.log");
   ASSERT_TRUE(apply.Succeeded()) << apply.output << "\n" << node().LogTail();
   EXPECT_EQ(apply.Changed(), 1) << apply.output;
-  EXPECT_TRUE(apply.Says("verified")) << "smctl reload --wait reports the verification:\n" << apply.output;
+  EXPECT_TRUE(apply.Says("verified")) << "smctl reload --wait reports the verification:\n"
+                                      << apply.output;
   EXPECT_EQ(Generation(), generation + 1);
-  EXPECT_TRUE(FarPortHolds(kFullMember | kTenantPKey)) << "the far port does not hold the tenant P_Key";
+  EXPECT_TRUE(FarPortHolds(kFullMember | kTenantPKey))
+      << "the far port does not hold the tenant P_Key";
   const std::string file_applied = ConfigFile();
-  EXPECT_NE(file_applied.find("Written by the Ansible role smsupd"), std::string::npos) << file_applied;
+  EXPECT_NE(file_applied.find("Written by the Ansible role smsupd"), std::string::npos)
+      << file_applied;
 
   // Again: nothing to do.
   PlaybookRun again = RunPlaybook({}, "again.log");
@@ -214,8 +227,9 @@ TEST_F(AnsibleRoleTest, PlansAppliesVerifiesAndRefusesThroughTheRole) {
   const FabricPKeyTables applied = Tables();
 
   // An invalid change: smctl's diagnostic fails the play, nothing moves.
-  WriteInventory(DefaultPartition() + TenantPartition() +
-                 "            - { name: broken, pkey: \"0x0043\", members: [ { host: no-such-host } ] }\n");
+  WriteInventory(
+      DefaultPartition() + TenantPartition() +
+      "            - { name: broken, pkey: \"0x0043\", members: [ { host: no-such-host } ] }\n");
   PlaybookRun invalid = RunPlaybook({}, "invalid.log");
   EXPECT_FALSE(invalid.Succeeded()) << invalid.output;
   EXPECT_TRUE(invalid.Says("smctl validate:") && invalid.Says("no-such-host")) << invalid.output;
@@ -240,17 +254,20 @@ TEST_F(AnsibleRoleTest, ARolledBackApplyFailsThePlayAndRestoresTheFile) {
   ASSERT_TRUE(opensm.has_value());
 
   WriteInventory(DefaultPartition() + TenantPartition() +
-                 "            - { name: tenant-b, pkey: \"0x0044\", members: [ { host: " + far_host() + " } ] }\n");
+                 "            - { name: tenant-b, pkey: \"0x0044\", members: [ { host: " +
+                 far_host() + " } ] }\n");
   ASSERT_EQ(::mkdir(Path("bin").c_str(), 0755), 0);
   ASSERT_TRUE(WriteFileAtomically(Path("bin/smctl"),
                                   "#!/bin/sh\ncase \" $* \" in *\" reload \"*) kill -STOP " +
-                                      std::to_string(*opensm) + " ;; esac\nexec " SMCTL_DIR "/smctl \"$@\"\n",
+                                      std::to_string(*opensm) +
+                                      " ;; esac\nexec " SMCTL_DIR "/smctl \"$@\"\n",
                                   0755)
                   .ok());
   std::unique_ptr<ChildProcess> playbook = StartPlaybook({}, "rolled-back.log");
-  Status installed = WaitFor("smsupd installs the new partitions.conf",
-                             [&] { return node().PartitionsConf() != conf_before; }, milliseconds(120000),
-                             milliseconds(2));
+  Status installed = WaitFor(
+      "smsupd installs the new partitions.conf",
+      [&] { return node().PartitionsConf() != conf_before; }, milliseconds(120000),
+      milliseconds(2));
   if (installed.ok()) {
     std::ofstream corrupt(node().StatePath("partitions.conf"), std::ios::trunc);
     corrupt << "# corrupted after validation\n";
@@ -260,7 +277,8 @@ TEST_F(AnsibleRoleTest, ARolledBackApplyFailsThePlayAndRestoresTheFile) {
   PlaybookRun rolled_back = Finish(std::move(playbook), "rolled-back.log");
 
   EXPECT_FALSE(rolled_back.Succeeded()) << rolled_back.output;
-  EXPECT_TRUE(rolled_back.Says("smctl reload:") && rolled_back.Says("rolled back")) << rolled_back.output;
+  EXPECT_TRUE(rolled_back.Says("smctl reload:") && rolled_back.Says("rolled back"))
+      << rolled_back.output;
   EXPECT_EQ(ConfigFile(), file_before) << "the role did not put the previous file back";
   EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
   EXPECT_EQ(node().OpenSmPid(), opensm) << "OpenSM was restarted";
@@ -271,11 +289,15 @@ TEST_F(AnsibleRoleTest, BashCompletionOffersTheDaemonsGenerationsAndSms) {
   WriteInventory(DefaultPartition() + TenantPartition());
   ASSERT_TRUE(RunPlaybook({}, "apply.log").Succeeded());
   const std::string script =
-      "source " SMSUPD_SOURCE_DIR "/contrib/bash-completion/smctl\n"
+      "source " SMSUPD_SOURCE_DIR
+      "/contrib/bash-completion/smctl\n"
       "complete_line() { read -r -a COMP_WORDS <<<\"$1\"; COMP_WORDS+=(\"\"); "
       "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _smctl; echo \"${COMPREPLY[*]}\"; }\n"
-      "complete_line \"smctl --socket " + node().socket_path() + " rollback\"\n"
-      "complete_line \"smctl --socket " + node().socket_path() + " failover --to\"\n";
+      "complete_line \"smctl --socket " +
+      node().socket_path() +
+      " rollback\"\n"
+      "complete_line \"smctl --socket " +
+      node().socket_path() + " failover --to\"\n";
   ASSERT_TRUE(WriteFileAtomically(Path("complete.sh"), script, 0644).ok());
   ChildSpec spec;
   spec.argv = {"bash", Path("complete.sh")};
