@@ -70,6 +70,11 @@ struct OpenSmSettings {
   std::map<std::string, std::string> options;
 };
 
+// The longest sm.failover.handover_timeout_ms. A stop of the MASTER waits
+// for its handover first, so the packaged units' TimeoutStopSec is sized
+// from it (systemd/smsupd.service; tests/systemd/unit_files_test.cc).
+inline constexpr int kMaxHandoverTimeoutMs = 60000;
+
 // sm.failover: the failover policy's timing (docs/failover.md). None of
 // these is an OpenSM option; smsupd polls and decides itself.
 struct FailoverSettings {

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package smsupd needs to build, test and run the demo.
+# Installs every Debian 12 package smsupd needs to build, test and run the demo:
+# the libraries and the simulated fabric; pandoc for the man pages; dpkg-dev,
+# file and rpm for the packages; systemd (systemd-analyze), debootstrap and
+# systemd-container for the package and unit tests in a Debian tree; Debian's
+# ansible-core for the Ansible role's test.
 # Idempotent: apt-get runs only when a package is missing.
 set -euo pipefail
 
@@ -10,6 +14,8 @@ packages=(
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev
+  pandoc ansible-core
+  dpkg-dev file rpm systemd debootstrap systemd-container
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README's "test it" command: installs what it needs, builds, runs every test
-# (unit, integration on the simulated fabric; not the 3-minute soak), runs
-# each fuzz harness briefly, and then the unit and smsupd integration tests
+# (unit, integration on the simulated fabric, not the 3-minute soak; then the
+# package and systemd tests), runs each fuzz harness briefly, and then the
+# unit and smsupd integration tests
 # again under ASan+UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,9 +17,14 @@ build() {  # build DIR [cmake options...]
 }
 
 build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
-# Every test but the 3-minute busy-master soak (its 30-second version runs):
+# Every unit and integration test but the 3-minute busy-master soak (its
+# 30-second version runs):
 #   ctest --test-dir build/ci -R failover_busy_master_soak
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -E '^failover_busy_master_soak$'
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system -E '^failover_busy_master_soak$'
+# The packages and units in a Debian 12 tree (debootstrap, then dpkg -i,
+# upgrade and purge; the units booted with systemd-nspawn): after the
+# timing-sensitive tests above, not beside them.
+ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
 # The fuzz harnesses (docs/fuzzing.md), built with clang-14 and libFuzzer
 # in build/fuzz, each run for 30 s from its committed corpus, `nproc` at a time;

@@ -13,6 +13,7 @@
 #include "config/commands.h"
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
+#include "smctl/instance.h"
 #include "common/control_arguments.h"
 
 namespace {
@@ -21,6 +22,7 @@ using smsupd::smctl::GlobalOptions;
 
 struct Choices {
   GlobalOptions global;
+  std::string instance;
   std::uint64_t since = 0;
   bool follow = false;
   smsupd::control::ReloadArguments reload;
@@ -149,8 +151,15 @@ int main(int argc, char** argv) {
   Choices choices;
   if (const char* socket = std::getenv("SMSUPD_SOCKET"); socket && *socket)
     choices.global.socket = socket;
-  app.add_option("--socket", choices.global.socket,
-                 "daemon control socket (env SMSUPD_SOCKET; default /run/smsupd/smsupd.sock)");
+  auto* socket = app.add_option("--socket", choices.global.socket,
+                                "daemon control socket (env SMSUPD_SOCKET; default /run/smsupd/smsupd.sock)");
+  app.add_option("-i,--instance", choices.instance,
+                 "the daemon of smsupd@NAME.service: the socket named by /etc/smsupd/NAME.yaml")
+      ->check([](const std::string& name) {
+        return smsupd::smctl::ValidInstanceName(name) ? std::string()
+                                                      : "not an instance name (letters, digits, _ . : -)";
+      })
+      ->excludes(socket);
   AddJsonFlag(app, choices);
   app.require_subcommand(1);
   AddCommands(app, choices);
@@ -159,6 +168,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help is a "successful" parse error (0); every real one maps to 2.
     return app.exit(e) == 0 ? smsupd::smctl::kExitOk : smsupd::smctl::kExitUsage;
+  }
+  if (!choices.instance.empty()) {
+    const char* config_dir = std::getenv("SMSUPD_CONFIG_DIR");
+    choices.global.socket = smsupd::smctl::InstanceSocket(
+        choices.instance, config_dir && *config_dir ? config_dir : std::string(smsupd::smctl::kDefaultConfigDir));
   }
   return Dispatch(app, choices);
 }

@@ -78,6 +78,31 @@ TEST(SmctlTest, SocketFromEnvironment) {
   EXPECT_EQ(result.exit_code, kOk) << result.err;
 }
 
+// smsupd@NAME.service reads /etc/smsupd/NAME.yaml; `smctl -i NAME` finds
+// the socket that file names (SMSUPD_CONFIG_DIR stands in for /etc/smsupd).
+TEST(SmctlTest, InstanceNameFindsTheSocketItsConfigNames) {
+  RunningServer server;
+  const std::string dir = server.directory();
+  std::ofstream(dir + "/fabric-b.yaml") << "version: 1\ncontrol:\n  socket: " << server.socket_path() << "\n";
+  std::map<std::string, std::string> env = {{"SMSUPD_CONFIG_DIR", dir},
+                                            {"SMSUPD_SOCKET", dir + "/elsewhere.sock"}};
+  auto found = RunSmctl({"-i", "fabric-b", "status"}, env);
+  EXPECT_EQ(found.exit_code, kOk) << found.err;
+  EXPECT_EQ(RunSmctl({"--instance", "fabric-b", "--json", "version"}, env).exit_code, kOk);
+
+  // No readable config: the packaged convention, /run/smsupd-NAME/smsupd.sock.
+  auto convention = RunSmctl({"-i", "ghost", "status"}, env);
+  EXPECT_EQ(convention.exit_code, kUnreachable);
+  EXPECT_TRUE(Contains(convention.err, "/run/smsupd-ghost/smsupd.sock")) << convention.err;
+  // A config without control.socket: the daemon's default socket.
+  std::ofstream(dir + "/plain.yaml") << "version: 1\n";
+  auto plain = RunSmctl({"-i", "plain", "status"}, env);
+  EXPECT_TRUE(Contains(plain.err, "/run/smsupd/smsupd.sock")) << plain.err;
+
+  EXPECT_EQ(RunSmctl({"-i", "../etc/passwd", "status"}, env).exit_code, kUsage);
+  EXPECT_EQ(RunSmctl({"-i", "fabric-b", "--socket", server.socket_path(), "status"}, env).exit_code, kUsage);
+}
+
 TEST(SmctlTest, UnreachableDaemonExits3) {
   RunningServer server({}, /*start=*/false);
   auto missing = RunSmctl({"--socket", server.directory() + "/nothing.sock", "status"});

@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# The packaged units run by a real systemd: a throw-away copy of the Debian 12
+# tree gets the .deb, ibsim and umad2sim, and is booted with systemd-nspawn
+# (its own PID, mount and network namespaces; the tree's own /tmp). Never
+# the machine's own root: booting systemd there would run the host's boot
+# units (systemd-tmpfiles empties /tmp).
+#
+# On a simulated two-switch fabric (ibsim in the container), with drop-ins
+# that only attach smsupd to its simulated node (LD_PRELOAD, SIM_HOST, a
+# writable working directory for umad2sim): smsupd.service is the master on
+# H1_1, smsupd@b.service the standby on H1_2. Checked: start -> READY and
+# MASTER, with Debian's opensm@GUID.service stopped; a member of the group
+# smsupd runs `smctl status` (an outsider and a changing command are
+# refused); `systemctl reload` -> a new generation;
+# `kill -9` of smsupd -> systemd restarts it and it adopts the same OpenSM;
+# dpkg -i over the running package restarts nothing; `systemctl stop` of the
+# master hands over to the standby and leaves no OpenSM; the watchdog pings.
+#   systemd_boot_test.sh DEB_DIR TREE TOPOGEN MAD_TIMEOUT_SHIM  (DEB_DIR holds the one smsupd_*.deb)
+set -euo pipefail
+deb=$(echo "$1"/smsupd_*.deb)
+base=$2
+topogen=$3
+shim=$4
+source "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/smsupd-boot-test.XXXXXX")
+nspawn=""
+leader=""
+shutdown() {
+  if [ -n "$leader" ]; then in_machine systemctl poweroff >/dev/null 2>&1 || true; fi
+  if [ -n "$nspawn" ]; then
+    for _ in $(seq 100); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$nspawn" 2>/dev/null || true
+    wait "$nspawn" 2>/dev/null || true
+  fi
+  tree_down "$dir"
+}
+trap shutdown EXIT
+failed=0
+fail() { echo "FAIL $*"; failed=1; }
+ok() { echo "ok   $*"; }
+
+tree_up "$base" "$dir"
+root=$dir/root
+cp "$deb" "$root/root/smsupd.deb"
+
+step "install the .deb, ibsim and umad2sim in the tree"
+in_tree "$dir" apt-get install -y -qq /root/smsupd.deb ibsim-utils libumad2sim0 jq >"$dir/apt.log" 2>&1 ||
+  { tail -20 "$dir/apt.log"; exit 1; }
+in_tree "$dir" sh -c 'useradd --create-home --groups smsupd fabric-ops && useradd --create-home outsider'
+
+# The fabric: two switches, four HCAs; H1_1 and H1_2 are the SM nodes.
+mkdir -p "$root/etc/smsupd-test"
+"$topogen" --two-switch -o "$root/etc/smsupd-test/net" --list >"$dir/topology"
+guid_of() { awk -v n="$1" '$1 == "node" && $2 == n { print $5 }' "$dir/topology"; }
+cp "$shim" "$root/usr/local/lib/libtestbed-mad-timeout.so"
+cat >"$root/etc/systemd/system/ibsim.service" <<'UNIT'
+[Unit]
+Description=Simulated InfiniBand fabric for the smsupd test
+[Service]
+Environment=IBSIM_SOCKNAME=smsupd-test
+# ibsim reads console commands from stdin and spins at end-of-file.
+ExecStart=/bin/sh -c 'sleep infinity | /usr/bin/ibsim -s /etc/smsupd-test/net'
+ExecStartPost=/bin/sh -c 'until grep -q "@smsupd-test:out9" /proc/net/unix; do sleep 0.1; done'
+UNIT
+attach() {  # attach UNIT NODE STATE_DIR: the unit's smsupd runs on NODE of the simulated fabric
+  mkdir -p "$root/etc/systemd/system/$1.d"
+  cat >"$root/etc/systemd/system/$1.d/simulated-fabric.conf" <<UNIT
+[Unit]
+Requires=ibsim.service
+After=ibsim.service
+[Service]
+# The test bed's shim ends every MAD as hardware would (tests/testbed/README.md).
+Environment=LD_PRELOAD=/usr/local/lib/libtestbed-mad-timeout.so:/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+Environment=SIM_HOST=$2 IBSIM_SOCKNAME=smsupd-test
+# umad2sim writes its simulated sysfs into the working directory.
+WorkingDirectory=$3
+UNIT
+}
+attach smsupd.service H1_1 /var/lib/smsupd
+attach smsupd@b.service H1_2 /var/lib/smsupd-b
+config() {  # config NODE ROLE [INSTANCE]
+  local node=$1 role=$2 instance=${3:-}
+  echo "version: 1"
+  echo "node: $node"
+  echo "sm:"
+  echo "  port_guid: $(guid_of "$node")"
+  echo "  role: $role"
+  echo "  opensm:"
+  echo "    log_file: /var/log/smsupd${instance:+-$instance}/opensm.log"
+  echo "    options:"
+  echo "      dump_files_dir: /var/log/smsupd${instance:+-$instance}/"
+  if [ -n "$instance" ]; then
+    echo "state_dir: /var/lib/smsupd-$instance"
+    echo "control:"
+    echo "  socket: /run/smsupd-$instance/smsupd.sock"
+  else
+    echo "control:"
+  fi
+  echo "  group: smsupd"
+  echo "hosts:"
+  for host in H1_1 H1_2 H2_1 H2_2; do echo "  $host: $(guid_of "$host")"; done
+  echo "partitions:"
+  echo "  - name: Default"
+  echo "    pkey: 0x7fff"
+  echo "    members:"
+  echo "      - { ports: ALL, membership: full }"
+}
+# Debian's opensm@GUID.service, as its opensm.service starts one per port:
+# here a stand-in that needs no InfiniBand device (ConditionPathExists=
+# /sys/class/infiniband_mad/abi_version cleared) and runs nothing.
+mkdir -p "$root/etc/systemd/system/opensm@.service.d"
+cat >"$root/etc/systemd/system/opensm@.service.d/stand-in.conf" <<'UNIT'
+[Unit]
+ConditionPathExists=
+[Service]
+ExecStart=
+ExecStart=/bin/sleep infinity
+UNIT
+config H1_1 master >"$root/etc/smsupd/smsupd.yaml"
+config H1_2 standby b >"$root/etc/smsupd/b.yaml"
+
+step "boot the tree with systemd-nspawn"
+systemd-nspawn --quiet --register=no --keep-unit --boot --private-network --directory="$root" \
+  --machine="$(tree_machine "$dir")" >"$dir/boot.log" 2>&1 </dev/null &
+nspawn=$!
+find_leader() {  # the container's PID 1, a descendant of systemd-nspawn named systemd
+  local queue=("$nspawn") pid child
+  while ((${#queue[@]})); do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    [ "$pid" != "$nspawn" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd ] && { echo "$pid"; return; }
+    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do queue+=("$child"); done
+  done
+  return 1
+}
+in_machine() {
+  nsenter --target "$leader" --all -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"
+}
+for _ in $(seq 150); do leader=$(find_leader) && break; sleep 0.2; done
+[ -n "$leader" ] || { cat "$dir/boot.log"; echo "FAIL no systemd in the container"; exit 1; }
+for _ in $(seq 150); do
+  state=$(in_machine systemctl is-system-running 2>&1) || true
+  case $state in running | degraded) break ;; esac
+  sleep 0.2
+done
+step "booted: $state"
+[ "$state" = running ] || in_machine systemctl --failed --no-pager
+
+smctl_json() { in_machine smctl "$@" --json status 2>/dev/null; }
+sm_state() { smctl_json "$@" | jq -r .local_sm.state 2>/dev/null; }
+prop() { in_machine systemctl show --value -p "$2" "$1"; }
+wait_until() {  # wait_until SECONDS DESCRIPTION CMD...
+  local seconds=$1 what=$2 end=$((SECONDS + $1))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= end)); then fail "after ${seconds}s still not: $what"; return 1; fi
+    sleep 0.3
+  done
+  ok "$what"
+}
+is_state() { [ "$(sm_state "${@:2}")" = "$1" ]; }
+journal() { in_machine journalctl --no-pager -o cat -u "$1"; }
+dump() {
+  for unit in smsupd.service smsupd@b.service; do
+    echo "--- journal of $unit"
+    journal "$unit" | tail -30
+  done
+}
+
+plain_opensm="opensm@$(guid_of H1_1).service"
+in_machine systemctl start "$plain_opensm" || fail "cannot start the stand-in $plain_opensm"
+
+step "systemctl start smsupd: READY only once OpenSM runs"
+t0=$SECONDS
+if in_machine systemctl start smsupd.service; then
+  ok "systemctl start returned (READY=1) after $((SECONDS - t0))s: $(prop smsupd.service StatusText)"
+else
+  fail "systemctl start smsupd"
+  dump
+  exit 1
+fi
+[ "$(prop smsupd.service SubState)" = running ] && ok "smsupd.service running" || fail "not running"
+state=$(in_machine systemctl is-active "$plain_opensm" || true)
+[ "$state" = inactive ] && ok "Debian's $plain_opensm, started on its own, stopped" ||
+  fail "$plain_opensm is $state beside smsupd"
+wait_until 60 "smsupd reports MASTER" is_state MASTER || true
+in_machine journalctl --no-pager -o cat -u smsupd.service | grep -q DAEMON_READY && ok "journal: DAEMON_READY" ||
+  fail "no DAEMON_READY in the journal"
+
+step "systemctl start smsupd@b: the standby, found with smctl -i b"
+in_machine systemctl start smsupd@b.service || { fail "systemctl start smsupd@b"; dump; exit 1; }
+watchdog_b=$(prop smsupd@b.service WatchdogTimestampMonotonic)
+wait_until 60 "smsupd@b reports STANDBY (smctl -i b)" is_state STANDBY -i b || true
+in_machine test -S /run/smsupd-b/smsupd.sock && ok "instance socket /run/smsupd-b/smsupd.sock" || fail "no instance socket"
+
+step "a member of the group smsupd reads; an outsider and a change are refused"
+for args in "status" "-i b status"; do
+  # shellcheck disable=SC2086
+  if out=$(in_machine runuser -u fabric-ops -- smctl $args 2>&1); then
+    ok "fabric-ops: smctl $args"
+  else
+    fail "fabric-ops: smctl $args: $out"
+  fi
+done
+stat=$(in_machine stat -c '%a %U:%G' /run/smsupd /run/smsupd/smsupd.sock | tr '\n' ' ')
+[ "$stat" = "750 root:smsupd 660 root:smsupd " ] && ok "socket directory and socket: $stat" ||
+  fail "socket directory and socket: $stat"
+out=$(in_machine runuser -u fabric-ops -- smctl reload 2>&1) && fail "fabric-ops may reload: $out" ||
+  { [[ $out == *"permission denied"* ]] && ok "fabric-ops: smctl reload refused" || fail "operator reload: $out"; }
+out=$(in_machine runuser -u outsider -- smctl status 2>&1) && fail "outsider reads status" ||
+  { [[ $out == *"permission denied"* ]] && ok "outsider: smctl status refused" || fail "outsider: $out"; }
+
+step "systemctl reload: a new generation"
+generation=$(smctl_json | jq .config.generation)
+cat >>"$root/etc/smsupd/smsupd.yaml" <<'YAML'
+  - name: tenant-a
+    pkey: 0x0012
+    members:
+      - { host: H2_1, membership: full }
+      - { host: H1_1, membership: full }
+YAML
+in_machine systemctl reload smsupd.service && ok "systemctl reload" || fail "systemctl reload"
+next=$((generation + 1))
+generation_is() { [ "$(smctl_json | jq .config.generation)" = "$next" ]; }
+wait_until 30 "generation $generation -> $next" generation_is || true
+verified() { in_machine smctl --json history | jq -e ".generations[] | select(.generation == $next) |
+  (.applied_by == \"signal\" and .verification == \"verified\")"; }
+wait_until 30 "generation $next applied by the signal and verified on the fabric" verified ||
+  in_machine smctl history
+journal smsupd.service | grep -q SIGNAL_HUP && ok "journal: SIGNAL_HUP" || fail "no SIGNAL_HUP in the journal"
+# systemd ends the reload job (a RELOADING=1 from smsupd holds it until READY=1).
+journal smsupd.service | grep -q '^Reloaded smsupd.service' && ok "systemd: Reloaded smsupd.service" ||
+  fail "systemd did not log the reload's end"
+
+step "kill -9 of smsupd: systemd restarts it, it adopts the same OpenSM"
+main=$(prop smsupd.service MainPID)
+opensm=$(smctl_json | jq .opensm.pid)
+in_machine systemctl kill --signal=SIGKILL --kill-who=main smsupd.service
+restarted() { local now; now=$(prop smsupd.service MainPID); [ "$now" != "$main" ] && [ "$now" != 0 ] &&
+  [ "$(prop smsupd.service ActiveState)" = active ]; }
+wait_until 30 "smsupd (pid $main) restarted by systemd" restarted || true
+wait_until 30 "the new smsupd reports MASTER" is_state MASTER || true
+[ "$(smctl_json | jq .opensm.pid)" = "$opensm" ] && ok "same OpenSM (pid $opensm) adopted" ||
+  fail "OpenSM pid $(smctl_json | jq .opensm.pid), was $opensm"
+in_machine smctl --json events | jq -r .kind | grep -qiE '^opensm[-_]adopted$' &&
+  ok "event opensm-adopted" || fail "no opensm-adopted event"
+[ "$(prop smsupd.service NRestarts)" = 1 ] && ok "NRestarts 1" || fail "NRestarts $(prop smsupd.service NRestarts)"
+
+step "dpkg -i over the running package: nothing restarts"
+before="$(prop smsupd.service MainPID) $(prop smsupd@b.service MainPID) $(smctl_json | jq .opensm.pid) $(smctl_json -i b | jq .opensm.pid)"
+if out=$(in_machine env DEBIAN_FRONTEND=noninteractive dpkg -i /root/smsupd.deb 2>&1); then
+  ok "dpkg -i over itself"
+else
+  fail "dpkg -i over itself: $out"
+fi
+[[ $out == *"smsupd.service keeps running"* ]] && ok "postinst says the running daemons keep the old binary" ||
+  fail "postinst said: $out"
+after="$(prop smsupd.service MainPID) $(prop smsupd@b.service MainPID) $(smctl_json | jq .opensm.pid) $(smctl_json -i b | jq .opensm.pid)"
+[ "$before" = "$after" ] && ok "smsupd, smsupd@b and both OpenSMs kept their pids ($after)" ||
+  fail "pids changed: $before -> $after"
+
+step "systemctl stop smsupd on the master: handover, no OpenSM left"
+opensm=$(smctl_json | jq .opensm.pid)
+t0=$SECONDS
+in_machine systemctl stop smsupd.service && ok "systemctl stop took $((SECONDS - t0))s" || fail "systemctl stop"
+[ "$(prop smsupd.service Result)" = success ] && ok "Result=success (no stop timeout, no SIGKILL)" ||
+  fail "Result=$(prop smsupd.service Result)"
+in_machine kill -0 "$opensm" 2>/dev/null && fail "OpenSM $opensm still runs" || ok "OpenSM $opensm is gone"
+left=$(in_machine pgrep -a -f 'opensm -F /var/lib/smsupd/' || true)
+[ -z "$left" ] && ok "no OpenSM of smsupd.service left" || fail "left: $left"
+wait_until 15 "the standby (smsupd@b) is MASTER" is_state MASTER -i b || true
+journal smsupd.service | grep -q "SIGNAL_STOP" && ok "journal: SIGNAL_STOP" || fail "no SIGNAL_STOP in the journal"
+journal smsupd.service | grep -q "HANDOVER_DONE" && ok "journal: HANDOVER_DONE (handed over, not taken over)" ||
+  fail "the master did not hand over before stopping"
+
+step "the watchdog"
+[ "$(prop smsupd@b.service WatchdogUSec)" = 30s ] && ok "WatchdogUSec=30s" || fail "WatchdogUSec $(prop smsupd@b.service WatchdogUSec)"
+pinged() { [ "$(prop smsupd@b.service WatchdogTimestampMonotonic)" != "$watchdog_b" ]; }
+wait_until 20 "smsupd@b pinged the watchdog since its start" pinged || true
+
+if [ $failed != 0 ]; then
+  dump
+  echo "--- smctl history"
+  in_machine smctl history || true
+fi
+step "done"
+exit $failed
