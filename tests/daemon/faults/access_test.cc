@@ -1,0 +1,207 @@
+// Who may do what on the control socket, tried as the users themselves
+// (setpriv for smctl, a forked client with dropped credentials for raw
+// protocol lines): a member of control.group gets every read-only command
+// and is refused every changing one; a user outside the group cannot
+// connect; and a `plan` from a member never makes the root daemon open a
+// path it names, neither as "file" nor as the config's sm_key_file.
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/atomic_file.h"
+#include "common/control_protocol.h"
+#include "tests/daemon/faults/fault_fixture.h"
+#include "tests/testbed/temporary_group.h"
+
+namespace smsupd::testbed::faults {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+// One request line sent by a forked client running as `uid`/`gid` with
+// `groups`, and the reply line ("" when none came within 10 s; "connect: ..."
+// when the socket refused the connection).
+std::string RawRequestAs(uid_t uid, gid_t gid, const std::vector<gid_t>& groups, const std::string& socket_path,
+                         const std::string& line) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return "pipe failed";
+  pid_t child = ::fork();
+  if (child < 0) return "fork failed";
+  if (child == 0) {
+    ::close(out[0]);
+    std::string reply;
+    if (::setgroups(groups.size(), groups.data()) != 0 || ::setresgid(gid, gid, gid) != 0 ||
+        ::setresuid(uid, uid, uid) != 0) {
+      reply = "credentials: " + std::string(std::strerror(errno));
+    } else {
+      int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_un address{};
+      address.sun_family = AF_UNIX;
+      std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        reply = "connect: " + std::string(std::strerror(errno));
+      } else {
+        const std::string request = line + "\n";
+        if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+          while (reply.find('\n') == std::string::npos) {
+            pollfd entry{fd, POLLIN, 0};
+            char chunk[4096];
+            ssize_t n = ::poll(&entry, 1, 10000) == 1 ? ::recv(fd, chunk, sizeof chunk, 0) : -1;
+            if (n <= 0) break;
+            reply.append(chunk, static_cast<std::size_t>(n));
+          }
+        }
+      }
+    }
+    ssize_t ignored = ::write(out[1], reply.data(), reply.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::string reply;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(out[0], chunk, sizeof chunk)) > 0;) reply.append(chunk, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return reply.substr(0, reply.find('\n'));
+}
+
+// A writer may open a FIFO without blocking only while someone has it open
+// for reading: true when the daemon holds `fifo` open.
+bool SomeoneReads(const std::string& fifo) {
+  int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // ENXIO: no reader
+  ::close(fd);
+  return true;
+}
+
+class AccessTest : public FaultTest {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::access("/usr/bin/setpriv", X_OK), 0) << "needs setpriv (util-linux)";
+    const passwd* nobody = ::getpwnam("nobody");
+    const group* nogroup = ::getgrnam("nogroup");
+    ASSERT_TRUE(nobody != nullptr && nogroup != nullptr);
+    nobody_ = nobody->pw_uid;
+    nogroup_ = nogroup->gr_gid;
+    Result<std::unique_ptr<TemporaryGroup>> group = TemporaryGroup::Create("smsupd-ac");
+    ASSERT_TRUE(group.ok()) << group.error().message;
+    group_ = std::move(*group);
+    ASSERT_NO_FATAL_FAILURE(StartSmallFabric());
+    const auto& names = fabric().topology().management_nodes();
+    SmsupdConfig config = TenantConfig(names[0], "master");
+    config.control_group = group_->name();
+    master_ = AddNode(std::move(config));
+    ASSERT_TRUE(master_ != nullptr);
+    // nobody must be able to reach the socket's directory and read the
+    // plan's file.
+    for (std::string d = master_->dir(); d.size() > 1; d = d.substr(0, d.rfind('/'))) ::chmod(d.c_str(), 0755);
+    ASSERT_NO_FATAL_FAILURE(StartAndWait(*master_, "MASTER"));
+  }
+  void TearDown() override {
+    FaultTest::TearDown();  // smsupd stops before its control group goes
+    group_.reset();
+  }
+
+  SmctlResult AsMember(const std::vector<std::string>& args) {
+    return master_->Smctl(args, kSmctlDeadline,
+                          {"setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + group_->name()});
+  }
+  SmctlResult AsStranger(const std::vector<std::string>& args) {
+    return master_->Smctl(args, kSmctlDeadline, {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"});
+  }
+  std::string MemberRequest(const json& request) {
+    return RawRequestAs(nobody_, nogroup_, {group_->gid()}, master_->socket_path(), request.dump());
+  }
+
+  uid_t nobody_ = 0;
+  gid_t nogroup_ = 0;
+  std::unique_ptr<TemporaryGroup> group_;
+  ManagementNode* master_ = nullptr;
+};
+
+TEST_F(AccessTest, MemberReadsEverythingAndChangesNothingStrangerCannotConnect) {
+  const std::string plan_file = master_->dir() + "/plan.yaml";
+  Result<std::string> config_text = ReadWholeFile(master_->config_path());
+  ASSERT_TRUE(config_text.ok());
+  ASSERT_TRUE(WriteFileAtomically(plan_file, *config_text, 0644).ok());
+  const std::vector<std::vector<std::string>> read_only = {
+      {"status"},      {"--json", "status"}, {"events"},        {"history"}, {"version"},
+      {"list-commands"}, {"plan", plan_file}, {"--json", "plan", plan_file}};
+  for (const auto& args : read_only) {
+    SmctlResult result = AsMember(args);
+    EXPECT_EQ(result.exit_code, 0) << json(args).dump() << ": " << result.Describe();
+  }
+  const std::vector<std::vector<std::string>> changing = {
+      {"reload"}, {"reload", "--wait"}, {"rollback"}, {"failover"}, {"restart-opensm", "--force"}};
+  const std::optional<pid_t> opensm = master_->OpenSmPid();
+  for (const auto& args : changing) {
+    SmctlResult result = AsMember(args);
+    EXPECT_EQ(result.exit_code, 1) << json(args).dump() << ": " << result.Describe();
+    EXPECT_NE((result.out + result.err).find("permission denied"), std::string::npos)
+        << json(args).dump() << ": " << result.Describe();
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{{"status"}, {"version"}, {"plan", plan_file}}) {
+    SmctlResult result = AsStranger(args);
+    EXPECT_NE(result.exit_code, 0) << json(args).dump() << ": " << result.Describe();
+    EXPECT_NE((result.out + result.err).find("permission denied"), std::string::npos) << result.Describe();
+  }
+  // Nothing changed: same OpenSM, still MASTER, one generation.
+  EXPECT_EQ(master_->OpenSmPid(), opensm);
+  EXPECT_TRUE(master_->WaitForSmState("MASTER", kFabricDeadline).ok());
+  SmctlResult history = master_->Smctl({"--json", "history"});
+  EXPECT_EQ(history.Arguments().value("generations", json::array()).size(), 1u) << history.Describe();
+  // A stranger's raw connection is refused by the socket itself.
+  std::string raw = RawRequestAs(nobody_, nogroup_, {}, master_->socket_path(), R"({"version":1,"command":"status"})");
+  EXPECT_EQ(raw.rfind("connect: ", 0), 0u) << raw;
+}
+
+TEST_F(AccessTest, PlanFromAMemberNeverOpensAPath) {
+  const std::string fifo = fabric().dir() + "/plan-fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0666), 0);
+  ASSERT_EQ(::chmod(fifo.c_str(), 0666), 0);
+
+  // "file" alone: refused at once, the FIFO never opened (an open would
+  // block the daemon until a writer came).
+  std::string reply = MemberRequest({{"version", control::kProtocolVersion}, {"command", "plan"}, {"arguments", {{"file", fifo}}}});
+  ASSERT_FALSE(reply.empty()) << "no reply to a plan naming a FIFO";
+  json refused = json::parse(reply, nullptr, false);
+  EXPECT_NE(refused.value("result", 0), 0) << reply;
+  EXPECT_NE(reply.find("does not open"), std::string::npos) << reply;
+  EXPECT_FALSE(SomeoneReads(fifo));
+
+  // A text naming /etc/shadow and the FIFO as sm_key_file: planned as text,
+  // neither file read.
+  Result<std::string> text = ReadWholeFile(master_->config_path());
+  ASSERT_TRUE(text.ok());
+  for (const std::string& key_file : {std::string("/etc/shadow"), fifo}) {
+    std::string yaml = *text;
+    yaml.replace(yaml.find("sm:\n") + 4, 0, "  sm_key_file: " + key_file + "\n");
+    reply = MemberRequest(
+        {{"version", control::kProtocolVersion}, {"command", "plan"}, {"arguments", {{"yaml", yaml}, {"file", "/etc/smsupd/smsupd.yaml"}}}});
+    ASSERT_FALSE(reply.empty()) << "no reply to a plan whose sm_key_file is " << key_file;
+    EXPECT_EQ(reply.find("root:"), std::string::npos) << reply;
+    EXPECT_FALSE(SomeoneReads(fifo));
+  }
+  // The daemon still answers at once.
+  SmctlResult status = AsMember({"status"});
+  EXPECT_EQ(status.exit_code, 0) << status.Describe();
+}
+
+}  // namespace
+}  // namespace smsupd::testbed::faults
