@@ -166,9 +166,19 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
   seen.port_error = round.port_error;
   if (round.local_port) seen.local_port = *round.local_port;
   seen.local_sm = opensm_running_ ? round.local_sm : std::nullopt;
+  // One unanswered read is not a change (a loaded link drops MADs): the
+  // picture, and the events made from it, keep what the last read said
+  // until a second read in a row goes unanswered. The policy judges each
+  // round as it came, with its own thresholds.
+  const bool local_missed = opensm_running_ && !round.local_sm;
+  if (local_missed && !local_sm_missed_ && latest_.local_sm) seen.local_sm = latest_.local_sm;
+  local_sm_missed_ = local_missed;
   const uint16_t local_lid = round.local_port ? round.local_port->lid : 0;
   if (round.master) {
     seen.master = SmRecord{round.master_lid, *round.master};
+  } else if (watch_ && watch_->consecutive_misses == 1 && latest_.master &&
+             latest_.master->lid == round.master_lid) {
+    seen.master = latest_.master;
   } else if (round.local_port && round.local_port->sm_lid == local_lid && local_lid != 0 &&
              seen.local_sm) {
     seen.master = SmRecord{local_lid, *seen.local_sm};

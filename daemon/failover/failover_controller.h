@@ -144,6 +144,7 @@ class FailoverController {
   std::vector<SmRecord> inventory_;  // last full SM list (with LIDs)
   std::optional<policy::MasterWatch> watch_;
   bool port_silent_streak_ = true;  // every cross-check of this miss streak failed
+  bool local_sm_missed_ = false;    // the last round's local SMInfo went unanswered
   std::optional<policy::OperatorCommand> pending_command_;
   // The local SM has reported a priority other than the commanded one since.
   std::optional<std::chrono::steady_clock::time_point> priority_stale_since_;

@@ -77,9 +77,10 @@ class FailoverControllerTest : public ::testing::Test {
     FailoverTiming timing{kPoll, 40ms, 1000ms};
     controller_ = std::make_unique<FailoverController>(
         io_, clock_, *worker_, config, timing, 0, local_sm_, reporter_,
-        [this](const SubnetObservation&) {
+        [this](const SubnetObservation& picture) {
           ++rounds_;
           clock_.Advance(kPoll);
+          if (each_round_) each_round_(picture);
         });
     controller_->Start();
   }
@@ -123,6 +124,8 @@ class FailoverControllerTest : public ::testing::Test {
   static constexpr auto kPoll = 20ms;
   ManualClock clock_;
   int rounds_ = 0;
+  // Called with the picture after each round, before the next one starts.
+  std::function<void(const SubnetObservation&)> each_round_;
   Recorded seen_;
   RecordingLocalSm local_sm_{seen_};
   RecordingReporter reporter_{seen_};
@@ -171,6 +174,36 @@ TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {
   }
   EXPECT_FALSE(HandoverTo(2));
   EXPECT_TRUE(InState(policy::SupervisorState::kStandby));
+}
+
+TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
+  TwoSms(SmState::kStandby, SmState::kMaster, 1);
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] {
+    return InState(policy::SupervisorState::kStandby) && controller_->latest().master &&
+           controller_->latest().local_sm;
+  }));
+  // Both SMs stop answering between two rounds; the pictures of the next
+  // two rounds are kept.
+  std::vector<std::pair<bool, bool>> pictures;  // master, local SM shown
+  bool killed = false;
+  each_round_ = [&](const SubnetObservation& picture) {
+    if (!killed) {
+      fabric_->KillSm(1);
+      fabric_->KillSm(2);
+      killed = true;
+    } else if (pictures.size() < 2) {
+      pictures.push_back({picture.master.has_value(), picture.local_sm.has_value()});
+    }
+  };
+  ASSERT_TRUE(RunUntil([&] { return pictures.size() >= 2; }));
+  // One unanswered read: status and its events still show both SMs.
+  EXPECT_TRUE(pictures[0].first) << "one missed poll of the master reported as 'no master'";
+  EXPECT_TRUE(pictures[0].second) << "one missed read of the local SM reported as NOTACTIVE";
+  // Two in a row: both are gone from the picture.
+  EXPECT_FALSE(pictures[1].first);
+  EXPECT_FALSE(pictures[1].second);
 }
 
 TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnce) {

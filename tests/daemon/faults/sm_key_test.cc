@@ -106,7 +106,12 @@ TEST_F(SmKeyTest, MismatchIsReportedWithinSecondsAndNothingFlaps) {
             << "\n";
   EXPECT_EQ(master->OpenSmPid(), master_opensm) << "the master's OpenSM was restarted";
   EXPECT_EQ(standby->OpenSmPid(), standby_opensm) << "the standby's OpenSM was restarted";
-  EXPECT_LE(report.timeline.size(), 1u) << "mastership moved: " << report.Describe();
+  // Both stay MASTER. A sample may miss one (a read the loaded simulator
+  // dropped counts as "not MASTER"); a move would cost many samples.
+  for (const std::string& name : {names[0], names[1]}) {
+    EXPECT_GE(report.master_samples[name] * 100, report.samples * 95)
+        << name << " was not MASTER in every sample: " << report.Describe();
+  }
   for (const auto* kinds : {&master_kinds, &standby_kinds})
     for (const std::string& kind : *kinds)
       EXPECT_TRUE(kind != "priority-set" && kind != "handover-sent" && kind != "master-changed" &&
