@@ -120,7 +120,7 @@ void ControlServer::OnAccepted(Socket socket) {
                                                        " connections open; try again"));
   }
   SessionLimits limits{options_.max_request_bytes, options_.max_upload_bytes, options_.idle_timeout,
-                       options_.max_queued_bytes};
+                       options_.max_queued_bytes, options_.refusal_pause};
   auto session = std::make_shared<ControlSession>(std::move(socket), *caller, limits,
                                                   static_cast<SessionHost&>(*this));
   sessions_.emplace(session.get(), session);

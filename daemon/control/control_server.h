@@ -52,6 +52,9 @@ struct ControlServerOptions {
   std::size_t max_connections = 1024;
   std::size_t max_connections_per_uid = 128;
   std::size_t max_queued_bytes = 256 * 1024;  // per connection, before a follower is dropped
+  // After a refused (unparsable) request, the next read on that connection
+  // waits this long, doubled per refusal in a row up to 1 s.
+  std::chrono::milliseconds refusal_pause{50};
   // Who the peer is and what it may do; empty means SystemPeerAuthenticator(group).
   PeerAuthenticator authenticator;
 };

@@ -2,6 +2,8 @@
 
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
+
 #include "common/control_wire.h"
 
 namespace smsupd::control {
@@ -28,14 +30,15 @@ ControlSession::ControlSession(Socket socket, Caller caller, SessionLimits limit
       limits_(limits),
       host_(host),
       timer_(socket_.get_executor()),
-      write_timer_(socket_.get_executor()) {}
+      write_timer_(socket_.get_executor()),
+      pause_timer_(socket_.get_executor()) {}
 
 void ControlSession::Start() { ReadRequest(); }
 
 // The next request: one already buffered, or read more. Not while a reply is
 // still being written: a client that does not read its replies is not read.
 void ControlSession::ReadRequest() {
-  if (closed_ || closing_ || followed_ || awaiting_reply_ || reading_) return;
+  if (closed_ || closing_ || followed_ || awaiting_reply_ || reading_ || pausing_) return;
   if (writing_ || !outbound_.empty()) return;  // WriteNext calls back when done
   if (HandleBufferedLine()) return;
   if (input_ended_) return CloseAfterWrites();
@@ -113,12 +116,27 @@ bool ControlSession::HandleBufferedLine() {
   auto parsed = ParseRequest(line);
   ReleaseReserved();
   if (auto* refusal = std::get_if<Response>(&parsed)) {
+    PauseAfterRefusal();
     Reply(*refusal, last);
     return true;
   }
+  refusals_in_a_row_ = 0;
   awaiting_reply_ = true;
   host_.OnRequest(shared_from_this(), std::move(std::get<Request>(parsed)));
   return true;
+}
+
+void ControlSession::PauseAfterRefusal() {
+  ++refusals_in_a_row_;
+  if (limits_.refusal_pause.count() <= 0) return;
+  std::chrono::milliseconds pause = limits_.refusal_pause * (1 << std::min(refusals_in_a_row_ - 1, 20));
+  pause = std::min(pause, limits_.max_refusal_pause);
+  pausing_ = true;
+  pause_timer_.expires_after(pause);
+  pause_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    self->pausing_ = false;
+    if (!error) self->ReadRequest();
+  });
 }
 
 void ControlSession::Reply(const Response& response, bool close_after) {
@@ -234,6 +252,7 @@ void ControlSession::Close() {
   ReleaseReserved();
   timer_.cancel();
   write_timer_.cancel();
+  pause_timer_.cancel();
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);

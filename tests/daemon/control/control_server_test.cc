@@ -122,6 +122,41 @@ TEST(ControlServerTest, BadRequestsGetErrorsAndTheServerKeepsServing) {
   EXPECT_EQ(status->result, ResultCode::kSuccess);
 }
 
+// A connection sending unparsable lines as fast as it can is answered at
+// the pace of the refusal pause; other connections are served meanwhile.
+TEST(ControlServerTest, AConnectionSendingGarbageIsSlowedDownOthersAreNot) {
+  ControlServerOptions options;
+  options.refusal_pause = std::chrono::seconds(60);
+  RunningServer server(options);
+  LineClient flooder;
+  ASSERT_TRUE(flooder.Connect(server.socket_path()));
+  ASSERT_TRUE(flooder.Send("garbage 1\ngarbage 2\n" + std::string(kStatus) + "\n"));
+  auto first = flooder.ReadLine();
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->find("\"result\":"), std::string::npos) << *first;
+  LineClient other;
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  auto status = other.Call(kStatus);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kSuccess);
+  // The flooder's next line waits for its pause (60 s here): nothing yet.
+  EXPECT_FALSE(flooder.ReadLine(std::chrono::milliseconds(200)));
+}
+
+TEST(ControlServerTest, AfterTheRefusalPauseTheNextLineIsAnswered) {
+  ControlServerOptions options;
+  options.refusal_pause = std::chrono::milliseconds(20);
+  RunningServer server(options);
+  LineClient client;
+  ASSERT_TRUE(client.Connect(server.socket_path()));
+  ASSERT_TRUE(client.Send("garbage 1\ngarbage 2\n" + std::string(kStatus) + "\n"));
+  auto a = client.ReadLine(), b = client.ReadLine(), c = client.ReadLine();
+  ASSERT_TRUE(a && b && c);
+  auto status = ParseResponse(*c);
+  ASSERT_TRUE(status.ok()) << *c;
+  EXPECT_EQ(status->result, ResultCode::kSuccess);
+}
+
 TEST(ControlServerTest, OversizedRequestIsRefusedAndClosed) {
   ControlServerOptions options;
   options.max_request_bytes = 1024;

@@ -42,7 +42,7 @@ constexpr int kConnectionsPerUid = 125;  // under the daemon's 128 per uid
 constexpr uid_t kFirstFloodUid = 61001;
 // Bounds for a loaded CI machine; the targets are 20 ms (status p99) and
 // 1.5 s (failover) and the figures printed are what was measured.
-constexpr double kStatusP99BoundMs = 200;
+constexpr double kStatusP99BoundMs = 400;
 constexpr long kRssBoundKb = 96 * 1024;
 constexpr milliseconds kFailoverBound(10000);
 
