@@ -47,6 +47,59 @@ TEST(ScenarioFailureTest, TakeoverThatFailsIsReportedAndRetried) {
   EXPECT_FALSE(Raised(w.node("s"), kProblemTakeoverFailed));
 }
 
+// The standby's OpenSM dies while the master hands over to it (before or
+// just after it became MASTER): never two MASTERs, no window without one
+// longer than a second, and at the end one MASTER with the other node's
+// OpenSM back as its standby and the command answered.
+TEST(ScenarioFailureTest, StandbyKilledMidHandoverNeverLeavesTheSubnetWithoutMaster) {
+  FabricWorld w;
+  Boot(w, true);
+  w.Command("m", OperatorCommand{OperatorCommand::Kind::kFailover, std::nullopt});
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("m").policy->state() == SupervisorState::kHandingOver; }, 5), 0);
+  w.KillOpenSm("s");
+  int longest_none = 0, none = 0;
+  for (int i = 0; i < 8000 / 150; ++i) {
+    ASSERT_TRUE(CheckedStep(w));
+    const std::size_t masters = w.Masters().size();
+    EXPECT_LE(masters, 1u) << "two MASTERs at step " << i;
+    none = masters == 0 ? none + 1 : 0;
+    longest_none = std::max(longest_none, none);
+  }
+  EXPECT_LE(longest_none, 1000 / 150) << "masterless for " << longest_none << " steps of 150 ms";
+  ASSERT_EQ(w.Masters().size(), 1u);
+  const std::string standby = w.MasterName() == "m" ? "s" : "m";
+  EXPECT_EQ(w.node(standby).state, SmState::kStandby);
+  EXPECT_LT(w.node(standby).priority, w.node(w.MasterName()).priority);
+  EXPECT_FALSE(w.node("m").replies.empty()) << "the failover command was never answered";
+}
+
+// Two role masters, only one of them preempting (a config mismatch): the
+// preempting one takes mastership back after its hold time once, the other
+// never claims, and repeated failures of either never make it flip-flop.
+TEST(ScenarioFailureTest, DifferentPreemptSettingsNeverFlipFlop) {
+  FabricWorld w;
+  w.AddNode("a", kM, Role::kMaster, /*preempt=*/true);
+  ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "a"; }, 60), 0);
+  w.AddNode("b", kS, Role::kMaster, /*preempt=*/false);
+  ASSERT_GE(StepsUntil(w, [&] { return w.node("b").state == SmState::kStandby; }, 80), 0);
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    w.NodeDown("a");
+    ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "b"; }, 3000 / 150 + 10), 0) << "cycle " << cycle;
+    w.NodeUp("a");
+    const int changes = w.master_changes();
+    ASSERT_TRUE(RunChecked(w, 3 * kHoldSteps));
+    EXPECT_EQ(w.MasterName(), "a") << "cycle " << cycle << ": the preempting node did not claim back";
+    EXPECT_EQ(w.master_changes() - changes, 1) << "cycle " << cycle << ": mastership flip-flops";
+  }
+  w.NodeDown("b");
+  const int changes = w.master_changes();
+  ASSERT_TRUE(RunChecked(w, 2 * kHoldSteps));
+  w.NodeUp("b");
+  ASSERT_TRUE(RunChecked(w, 3 * kHoldSteps));
+  EXPECT_EQ(w.MasterName(), "a");
+  EXPECT_EQ(w.master_changes(), changes) << "a non-preempting node claimed on its return";
+}
+
 TEST(ScenarioFailureTest, KilledStandbyComesBackAsStandby) {
   FabricWorld w;
   Boot(w, true);
