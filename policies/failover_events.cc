@@ -131,6 +131,8 @@ void FailoverPolicy::UpdateTimers() {
   // Confirm a second MASTER on a fresh SM list at once, not at the next
   // inventory interval (2 s): the race is ended within about a second.
   if (dual_begins) Emit(Action::RefreshSms());
+  // A held command is decided on a fresh SM list each round.
+  if (CommandWaitsForAStandby()) Emit(Action::RefreshSms());
   if (!dual_since_) dual_reported_ = false;
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
   if (!local_silent_since_) hang_acted_ = false;
@@ -152,6 +154,23 @@ bool FailoverPolicy::MasterLostDue() const {
   if (RemoteMaster()) return false;
   return LocalIsBestCandidate(observation_->master->guid) ||
          now_ - *lost_since_ >= config_.defer_to_better_candidate;
+}
+
+// The inventory lags an OpenSM that has just restarted: it is listed
+// DISCOVERING for a moment after it became STANDBY. A failover or restart of
+// the MASTER then waits (command_standby_wait at most, on fresh lists) for a
+// STANDBY instead of refusing; forced or targeted commands decide at once.
+bool FailoverPolicy::CommandWaitsForAStandby() const {
+  if (!command_ || !command_since_ || state_ != SupervisorState::kMaster) return false;
+  if (command_->kind != OperatorCommand::Kind::kFailover &&
+      command_->kind != OperatorCommand::Kind::kRestart)
+    return false;
+  if (command_->force || command_->target) return false;
+  if (now_ - *command_since_ >= config_.command_standby_wait) return false;
+  if (BestStandby(view_, config_.local_guid)) return false;
+  for (const SmEntry& sm : view_)
+    if (sm.guid != config_.local_guid && sm.state == SmState::kDiscovering) return true;
+  return false;
 }
 
 bool FailoverPolicy::NoMasterDue() const {
@@ -224,7 +243,7 @@ std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
   std::vector<E> events;
   if (exit_pending_) events.push_back(E::kOpenSmExited);
   if (start_pending_) events.push_back(E::kOpenSmStarted);
-  if (command_) {
+  if (command_ && !CommandWaitsForAStandby()) {
     switch (command_->kind) {
       case OperatorCommand::Kind::kStop: events.push_back(E::kStopCommand); break;
       case OperatorCommand::Kind::kFailover: events.push_back(E::kFailoverCommand); break;

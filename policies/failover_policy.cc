@@ -78,7 +78,10 @@ void FailoverPolicy::Absorb(const Observation& observation) {
   if (was_running_ && !running) exit_pending_ = true;
   if (!was_running_ && running) start_pending_ = true;
   was_running_ = running;
-  if (observation.command) command_ = observation.command;
+  if (observation.command) {
+    command_ = observation.command;
+    command_since_ = now_;
+  }
   if (observation.sms) {
     sms_ = *observation.sms;
     sms_known_ = true;

@@ -114,6 +114,7 @@ class FailoverPolicy {
   // failover_events.cc: events derived from the observation and timers.
   void UpdateTimers();
   std::vector<PolicyEvent> DeriveEvents() const;
+  bool CommandWaitsForAStandby() const;
   void BuildView();
   std::optional<SmState> LocalState() const;
   std::optional<SmEntry> RemoteMaster() const;
@@ -169,6 +170,7 @@ class FailoverPolicy {
   bool exit_pending_ = false;
   bool start_pending_ = false;
   std::optional<OperatorCommand> command_;
+  std::optional<TimePoint> command_since_;  // when command_ arrived
   std::optional<int> commanded_priority_;
   std::optional<SmState> last_local_state_;
 

@@ -42,6 +42,10 @@ struct PolicyConfig {
   // acting after 500 ms ends the race within 2 s.
   Duration dual_master_grace{500};
   Duration startup_wait{3000};          // wait for SA data before first start
+  // A failover or restart command on a MASTER whose only other SM is still
+  // coming up (DISCOVERING: an OpenSM just restarted) waits this long for it
+  // to be STANDBY before it is refused for want of a standby.
+  Duration command_standby_wait{3000};
   // A role standby whose port is not Active at its first start (no SM has
   // brought the subnet up: a cold start of both nodes) waits this long for
   // the role master to come up first, so that the two do not both become

@@ -322,5 +322,59 @@ TEST(PolicyStepTest, ADualMasterOfMismatchedSmKeysIsReportedNotFought) {
   }
 }
 
+// The peer's OpenSM has just restarted: the inventory still lists it
+// DISCOVERING. A restart command on the MASTER waits for it to be STANDBY
+// (asking for fresh lists meanwhile) instead of refusing at once; it is
+// refused only once command_standby_wait has passed with no standby.
+Observation MasterWithPeerIn(SmState peer) {
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, peer, 5}};
+  return obs;
+}
+
+bool Replied(const Actions& actions, bool ok) {
+  for (const Action& a : actions)
+    if (a.kind == Action::Kind::kReplyToOperator && a.ok == ok) return true;
+  return false;
+}
+
+TEST(PolicyStepTest, ARestartWaitsForAStandbyThatIsComingUp) {
+  FailoverPolicy policy = AdoptedMaster();
+  TimePoint t = kT0 + Duration(300);
+  Observation obs = MasterWithPeerIn(SmState::kDiscovering);
+  obs.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
+  Actions first = policy.Decide(obs, t);
+  EXPECT_FALSE(Replied(first, false)) << "refused while the peer was coming up";
+  EXPECT_GE(Count(first, Action::Kind::kRefreshSms), 1);
+  Actions later = policy.Decide(MasterWithPeerIn(SmState::kDiscovering), t + Duration(150));
+  EXPECT_FALSE(Replied(later, false));
+  // The peer is STANDBY: the MASTER hands over to it first (priority 0).
+  Actions standby = policy.Decide(MasterWithPeerIn(SmState::kStandby), t + Duration(300));
+  EXPECT_FALSE(Replied(standby, false));
+  const Action* yield = Find(standby, Action::Kind::kSetLocalPriority);
+  ASSERT_NE(yield, nullptr);
+  EXPECT_EQ(yield->priority, 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+}
+
+TEST(PolicyStepTest, ARestartWithNoStandbyComingUpIsRefusedAfterTheWait) {
+  FailoverPolicy policy = AdoptedMaster();
+  TimePoint t = kT0 + Duration(300);
+  Observation obs = MasterWithPeerIn(SmState::kDiscovering);
+  obs.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
+  policy.Decide(obs, t);
+  Actions refused;
+  for (int i = 1; i <= 30 && !Replied(refused, false); ++i)
+    refused = policy.Decide(MasterWithPeerIn(SmState::kDiscovering), t + i * Duration(150));
+  EXPECT_TRUE(Replied(refused, false)) << "never refused";
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  // Without any SM coming up, the refusal is at once.
+  FailoverPolicy lone = AdoptedMaster();
+  Observation alone = LocalMaster(4);
+  alone.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  alone.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
+  EXPECT_TRUE(Replied(lone.Decide(alone, t), false));
+}
+
 }  // namespace
 }  // namespace smsupd::policy
