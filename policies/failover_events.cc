@@ -156,10 +156,12 @@ bool FailoverPolicy::MasterLostDue() const {
          now_ - *lost_since_ >= config_.defer_to_better_candidate;
 }
 
-// The inventory lags an OpenSM that has just restarted: it is listed
-// DISCOVERING for a moment after it became STANDBY. A failover or restart of
-// the MASTER then waits (command_standby_wait at most, on fresh lists) for a
-// STANDBY instead of refusing; forced or targeted commands decide at once.
+// The inventory lags an OpenSM that has just restarted: for a moment after it
+// became STANDBY it is listed DISCOVERING, or not at all (its SMInfo not yet
+// answered, the SA's table not yet swept). A failover or restart of the
+// MASTER then waits (command_standby_wait at most, on fresh lists) for a
+// STANDBY instead of refusing; forced or targeted commands decide at once,
+// and so does a MASTER that has seen no other SM for a while.
 bool FailoverPolicy::CommandWaitsForAStandby() const {
   if (!command_ || !command_since_ || state_ != SupervisorState::kMaster) return false;
   if (command_->kind != OperatorCommand::Kind::kFailover &&
@@ -170,7 +172,7 @@ bool FailoverPolicy::CommandWaitsForAStandby() const {
   if (BestStandby(view_, config_.local_guid)) return false;
   for (const SmEntry& sm : view_)
     if (sm.guid != config_.local_guid && sm.state == SmState::kDiscovering) return true;
-  return false;
+  return peer_active_at_ && now_ - *peer_active_at_ < config_.command_standby_wait;
 }
 
 bool FailoverPolicy::NoMasterDue() const {

@@ -92,6 +92,8 @@ void FailoverPolicy::Absorb(const Observation& observation) {
   if (!local_master) local_master_since_.reset();
   else if (!local_master_since_) local_master_since_ = now_;
   BuildView();
+  for (const SmEntry& sm : view_)
+    if (sm.guid != config_.local_guid && sm.state != SmState::kNotActive) peer_active_at_ = now_;
   UpdateTimers();
 }
 

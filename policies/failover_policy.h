@@ -171,6 +171,7 @@ class FailoverPolicy {
   bool start_pending_ = false;
   std::optional<OperatorCommand> command_;
   std::optional<TimePoint> command_since_;  // when command_ arrived
+  std::optional<TimePoint> peer_active_at_;  // last view with another SM STANDBY/DISCOVERING/MASTER
   std::optional<int> commanded_priority_;
   std::optional<SmState> last_local_state_;
 

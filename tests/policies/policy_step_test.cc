@@ -368,12 +368,28 @@ TEST(PolicyStepTest, ARestartWithNoStandbyComingUpIsRefusedAfterTheWait) {
     refused = policy.Decide(MasterWithPeerIn(SmState::kDiscovering), t + i * Duration(150));
   EXPECT_TRUE(Replied(refused, false)) << "never refused";
   EXPECT_EQ(policy.state(), SupervisorState::kMaster);
-  // Without any SM coming up, the refusal is at once.
+  // Without any other SM seen for the wait, the refusal is at once.
   FailoverPolicy lone = AdoptedMaster();
   Observation alone = LocalMaster(4);
   alone.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  lone.Decide(alone, t);
   alone.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
-  EXPECT_TRUE(Replied(lone.Decide(alone, t), false));
+  EXPECT_TRUE(Replied(lone.Decide(alone, t + Duration(3000)), false));
+}
+
+// The peer restarted a moment ago and is not listed at all yet: the command
+// waits for it as for a DISCOVERING one.
+TEST(PolicyStepTest, ARestartWaitsForAPeerJustGoneFromTheList) {
+  FailoverPolicy policy = AdoptedMaster();  // the peer STANDBY listed at kT0
+  TimePoint t = kT0 + Duration(500);
+  Observation gone = LocalMaster(4);
+  gone.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  gone.command = OperatorCommand{OperatorCommand::Kind::kRestart, std::nullopt};
+  EXPECT_FALSE(Replied(policy.Decide(gone, t), false)) << "refused while the peer was restarting";
+  const Actions back = policy.Decide(MasterWithPeerIn(SmState::kStandby), t + Duration(150));
+  const Action* yield = Find(back, Action::Kind::kSetLocalPriority);
+  ASSERT_NE(yield, nullptr);
+  EXPECT_EQ(yield->priority, 0);
 }
 
 }  // namespace

@@ -59,6 +59,10 @@ Result<std::string> WaitForAnySteadyState(FailoverBed& bed, milliseconds deadlin
   return master;
 }
 
+// Two OpenSMs, two smsupds and the monitor's probe hold 5 of ibsim's 10
+// client slots; the far HCA's probe and a restarted smsupd need 2 more.
+constexpr int kLeakedClientsPerFabric = 3;
+
 class Soak {
  public:
   Soak(const Topology& topology, const SoakOptions& options)
@@ -76,13 +80,18 @@ class Soak {
     cycle.ok = done.ok();
     if (!done) cycle.error = done.message();
     if (bed_) TakeWindows(*bed_, cycle);
-    if (scenario == SoakScenario::kColdStarts || !cycle.ok) TearDown();
+    // ibsim keeps a client slot for every killed smsupd (kill -9 sends no
+    // disconnect) and has 10 (docs/opensm-behaviour.md): a fresh fabric
+    // before the slots run out.
+    if (scenario == SoakScenario::kColdStarts || !cycle.ok || leaked_clients_ >= kLeakedClientsPerFabric)
+      TearDown();
     return cycle;
   }
 
   void TearDown() {
     bed_.reset();
     fabric_.reset();
+    leaked_clients_ = 0;
   }
 
  private:
@@ -163,6 +172,7 @@ class Soak {
     Status killed = node.Signal(SIGKILL);
     reload.join();
     if (!killed) return killed;
+    ++leaked_clients_;
     if (Result<ExitStatus> gone = node.Wait(options_.deadline); !gone) return gone.error();
     if (Status s = node.Start(); !s) return s;
     if (Status s = node.WaitForSmState("MASTER", options_.deadline); !s) return s;
@@ -204,6 +214,7 @@ class Soak {
   std::mt19937 random_;
   std::unique_ptr<SimulatedFabric> fabric_;
   std::unique_ptr<FailoverBed> bed_;
+  int leaked_clients_ = 0;  // ibsim slots held by killed smsupds on this fabric
 };
 
 }  // namespace
