@@ -13,8 +13,10 @@
 # smsupd runs `smctl status` (an outsider and a changing command are
 # refused); `systemctl reload` -> a new generation;
 # `kill -9` of smsupd -> systemd restarts it and it adopts the same OpenSM;
-# dpkg -i over the running package restarts nothing; `systemctl stop` of the
-# master hands over to the standby and leaves no OpenSM; the watchdog pings.
+# dpkg -i over the running package restarts nothing; `systemctl restart` of
+# the master replaces smsupd only (OpenSM kept and adopted); `systemctl stop`
+# of the master hands over to the standby and leaves no OpenSM; the watchdog
+# pings.
 #   systemd_boot_test.sh DEB_DIR TREE TOPOGEN MAD_TIMEOUT_SHIM  (DEB_DIR holds the one smsupd_*.deb)
 set -euo pipefail
 deb=$(echo "$1"/smsupd_*.deb)
@@ -258,6 +260,18 @@ fi
 after="$(prop smsupd.service MainPID) $(prop smsupd@b.service MainPID) $(smctl_json | jq .opensm.pid) $(smctl_json -i b | jq .opensm.pid)"
 [ "$before" = "$after" ] && ok "smsupd, smsupd@b and both OpenSMs kept their pids ($after)" ||
   fail "pids changed: $before -> $after"
+
+step "systemctl restart smsupd on the master: smsupd only, OpenSM kept and adopted"
+main=$(prop smsupd.service MainPID)
+opensm=$(smctl_json | jq .opensm.pid)
+in_machine systemctl restart smsupd.service && ok "systemctl restart" || fail "systemctl restart"
+[ "$(prop smsupd.service MainPID)" != "$main" ] && ok "a new smsupd" || fail "smsupd pid unchanged ($main)"
+wait_until 30 "the new smsupd reports MASTER" is_state MASTER || true
+[ "$(smctl_json | jq .opensm.pid)" = "$opensm" ] && ok "same OpenSM (pid $opensm), adopted" ||
+  fail "OpenSM pid $(smctl_json | jq .opensm.pid), was $opensm: the restart stopped OpenSM"
+journal smsupd.service | grep -q "SMSUPD_RESTARTING" && ok "journal: SMSUPD_RESTARTING (systemd's job type read over D-Bus)" ||
+  fail "no SMSUPD_RESTARTING in the journal"
+[ "$(sm_state -i b)" = STANDBY ] && ok "the standby stayed STANDBY" || fail "the standby is $(sm_state -i b)"
 
 step "systemctl stop smsupd on the master: handover, no OpenSM left"
 opensm=$(smctl_json | jq .opensm.pid)
