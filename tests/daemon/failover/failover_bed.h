@@ -32,6 +32,9 @@ struct FailoverBedOptions {
   // The monitor's sampling interval (the soak reads every 10 ms).
   std::chrono::milliseconds monitor_interval{100};
   std::chrono::milliseconds setup_deadline{60000};
+  // More of each node's smsupd.yaml (index 0: the role master), e.g.
+  // metrics.listen or hooks, before the node is created.
+  std::function<void(int index, SmsupdConfig& config)> configure;
 };
 
 class FailoverBed {
