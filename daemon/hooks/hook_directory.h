@@ -2,9 +2,8 @@
 // like run-parts, names of letters, digits, '_' and '-' only (editor
 // backups, dpkg leftovers and README files never run), regular files with
 // an execute bit, in byte order of their names. The directory and each hook
-// must be owned by root and writable by no one else, as keepalived's
-// script_security asks: a hook runs as the daemon, so whoever may change it
-// may run anything as root.
+// must be owned by root and writable by no one else: a hook runs as the
+// daemon, so whoever may change it may run anything as root.
 #pragma once
 
 #include <sys/stat.h>

@@ -38,7 +38,7 @@ inline constexpr std::string_view kHookResults[] = {"ok", "failed", "timeout", "
 
 class DaemonMetrics {
  public:
-  DaemonMetrics(const std::string& version);
+  explicit DaemonMetrics(const std::string& version);
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
   // The Prometheus text format (version 0.0.4) of every family.

@@ -25,7 +25,7 @@ class MetricsListener {
   // Binds `address` ("127.0.0.1:9662", "[::1]:9662") and serves `registry`
   // at /metrics. An error names the address and the cause (in use, ...).
   Status Start(const std::string& address, std::shared_ptr<prometheus::Registry> registry);
-  // The bound port (when the config asked for port 0 in a test), 0 if none.
+  // The port the listener is bound to, 0 if none.
   int port() const;
 
  private:
