@@ -22,7 +22,6 @@ Guid PeerOf(const control::EventWire& event, const control::StatusWire& status, 
       Guid guid = GuidOf(Text(event.details, key));
       if (guid != 0 && guid != local) return guid;
     }
-    return 0;
   }
   if (status.master && status.master->guid != local) return status.master->guid;
   for (const auto& sm : status.sms)

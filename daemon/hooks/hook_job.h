@@ -25,9 +25,10 @@ HookJob MakeHookJob(const control::EventWire& event, const control::StatusWire& 
                     const std::string& directory, std::chrono::milliseconds timeout);
 
 // The other SM an event concerns (SMSUPD_PEER_GUID): for master-changed
-// the one of from/to that is not this node's (the new master first);
-// otherwise the master when it is not this node, else the first STANDBY
-// listed that is not this node; 0 when there is none.
+// the one of from/to that is not this node's (the new master first); when
+// that gives none, and for other events, the master when it is not this
+// node, else the first STANDBY listed that is not this node; 0 when there
+// is none.
 Guid PeerOf(const control::EventWire& event, const control::StatusWire& status, Guid local);
 
 }  // namespace smsupd
