@@ -168,7 +168,8 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
   } else if (command.name == "rollback") {
     if (auto parsed = ParseRollbackArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "version" || command.name == "list-commands" ||
-             command.name == "status" || command.name == "history") {
+             command.name == "status" || command.name == "history" ||
+             command.name == "metrics") {
     if (!arguments.empty())
       return Error{"arguments: '" + std::string(command.name) + "' takes no arguments"};
   }

@@ -41,6 +41,9 @@
 //              a caller gives (smctl always sends the text).
 //   version 1, later: restart-opensm(11) (arguments in control_arguments.h);
 //              reload takes "force" (with "restart": restart a lone MASTER).
+//   version 1, later: metrics(12): no arguments; the reply's arguments carry
+//              "exposition", the Prometheus text format the daemon's
+//              metrics.listen serves at /metrics (docs/metrics.md).
 #pragma once
 
 #include <sys/types.h>
@@ -109,7 +112,7 @@ struct CommandInfo {
 };
 
 // Append-only: a new command goes at the end with the next number.
-inline constexpr std::array<CommandInfo, 12> kCommands = {{
+inline constexpr std::array<CommandInfo, 13> kCommands = {{
     {"version", 0, Access::kReadOnly, 1, false, "protocol and daemon version"},
     {"list-commands", 1, Access::kReadOnly, 1, false, "the commands this daemon knows"},
     {"status", 2, Access::kReadOnly, 1, false, "this node, its OpenSM, the subnet's SMs, health"},
@@ -123,6 +126,7 @@ inline constexpr std::array<CommandInfo, 12> kCommands = {{
     {"rollback", 10, Access::kChanging, 1, false, "re-apply an earlier generation"},
     {"restart-opensm", 11, Access::kChanging, 1, false,
      "restart the local OpenSM, handing over first when MASTER"},
+    {"metrics", 12, Access::kReadOnly, 1, false, "Prometheus text exposition of the daemon's metrics"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);

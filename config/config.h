@@ -116,6 +116,19 @@ struct VerifySettings {
   int timeout_s = 20;     // default wait for the heavy sweep + verification, 1..600
 };
 
+// metrics: the Prometheus HTTP listener (docs/metrics.md). `smctl metrics`
+// works whatever this says.
+struct MetricsSettings {
+  std::string listen;         // "HOST:PORT"; empty: no listener (the default)
+  bool allow_remote = false;  // a non-loopback HOST is refused unless true
+};
+
+// hooks: executables run for each event (docs/hooks.md).
+struct HookSettings {
+  std::string directory;   // empty: no hooks (the default)
+  int timeout_ms = 10000;  // per hook run, 100..600000; then SIGTERM, SIGKILL
+};
+
 struct Config {
   int version = kSchemaVersion;
   std::string node;  // empty in the file: the host name
@@ -127,6 +140,8 @@ struct Config {
   Limits limits;
   GenerationSettings generations;
   VerifySettings verify;
+  MetricsSettings metrics;
+  HookSettings hooks;
   std::vector<Partition> partitions;
   std::string source_path;
   std::string source_text;  // the YAML as read; config_hash is taken over it

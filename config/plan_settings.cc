@@ -126,6 +126,10 @@ std::vector<std::string> PlanOtherSettings(const Config& before, const Config& a
   lines.Compare("generations.keep", before.generations.keep, after.generations.keep);
   lines.Compare("verify.sample_ports", before.verify.sample_ports, after.verify.sample_ports);
   lines.Compare("verify.timeout_s", before.verify.timeout_s, after.verify.timeout_s);
+  lines.Compare("metrics.listen", before.metrics.listen, after.metrics.listen);
+  lines.Compare("metrics.allow_remote", before.metrics.allow_remote, after.metrics.allow_remote);
+  lines.Compare("hooks.directory", before.hooks.directory, after.hooks.directory);
+  lines.Compare("hooks.timeout_ms", before.hooks.timeout_ms, after.hooks.timeout_ms);
   CompareInventory("hosts", before.hosts, after.hosts, lines);
   CompareInventory("groups", before.groups, after.groups, lines);
   return lines.Take();

@@ -13,7 +13,8 @@ namespace {
 
 const std::vector<std::string_view> kTopLevelKeys = {
     "version", "node",   "sm",          "state_dir", "control",
-    "hosts",   "groups", "limits", "generations", "verify", "partitions"};
+    "hosts",   "groups", "limits", "generations", "verify", "metrics",
+    "hooks",   "partitions"};
 
 std::string HostName() {
   char name[256] = {};
@@ -71,6 +72,8 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (const YAML::Node* generations = root.Get("generations"))
     ReadGenerationsSection(*generations, state);
   if (const YAML::Node* verify = root.Get("verify")) ReadVerifySection(*verify, state);
+  if (const YAML::Node* metrics = root.Get("metrics")) ReadMetricsSection(*metrics, state);
+  if (const YAML::Node* hooks = root.Get("hooks")) ReadHooksSection(*hooks, state);
   if (const YAML::Node* partitions = root.Get("partitions"))
     ReadPartitions(*partitions, state);
   else

@@ -59,17 +59,23 @@ Status Daemon::StartUp() {
   running_.config = std::move(*outcome.config);
   if (Status state_dir = PrepareStateDirectory(running_.config.state_dir); !state_dir)
     return state_dir;
+  metrics_ = std::make_unique<MetricsService>(SMSUPD_VERSION, clock_);
+  metrics_->Follow(status_.events());
   // The socket first: binding refuses a live socket, so a second smsupd with
   // the same config stops here, before it touches the files or OpenSM.
   control::ControlServerOptions server_options;
   server_options.socket_path = running_.config.control.socket;
   server_options.group = running_.config.control.group;
   server_options.daemon_version = std::string("smsupd ") + SMSUPD_VERSION;
+  server_options.answered = [this](const std::string& command, control::ResultCode result) {
+    metrics_->RequestAnswered(command, control::ResultCodeName(result));
+  };
   server_ = std::make_unique<control::ControlServer>(io_, server_options, router_, status_.events());
   if (Status bound = server_->Start(); !bound) return bound;
   auto port = ResolvePortGuid();
   if (!port) return port.error();
   running_.port_guid = *port;
+  StartObservability();
   BuildParts();
   if (Status applied = applier_->ApplyAtStart(); !applied) return applied;
   opensm_->WatchLog();  // OpenSM's log watched from the start
@@ -79,9 +85,13 @@ Status Daemon::StartUp() {
   failover_ = std::make_unique<FailoverController>(
       io_, clock_, *worker_, std::move(policy), MakeFailoverTiming(running_.config),
       running_.config.sm.sm_key.value_or(0), *opensm_, status_,
-      [this](const SubnetObservation& seen) { status_.Observed(seen); });
+      [this](const SubnetObservation& seen) {
+        status_.Observed(seen);
+        metrics_->Observed(seen);
+      });
   status_.Attach({[this] { return opensm_->Snapshot(); }, [this] { return failover_->Wire(); }});
   status_.RegisterCommands(router_);
+  metrics_->RegisterCommands(router_);
   applier_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();
@@ -89,6 +99,24 @@ Status Daemon::StartUp() {
   // failover policy starts one once it has seen the subnet.
   opensm_->Adopt();
   return Status::Ok();
+}
+
+// The metrics' sources and listener, and the hooks: both watch the event
+// log from the first event on. A listener that cannot bind is logged, not
+// fatal: the subnet manager matters more than its metrics.
+void Daemon::StartObservability() {
+  metrics_->Attach({[this] { return status_.Build(); },
+                    [this] { return server_ ? server_->connection_count() : std::size_t{0}; }});
+  if (Status listening = metrics_->StartListener(running_.config.metrics); !listening)
+    spdlog::error("METRICS_LISTEN_FAILED {}", listening.message());
+  EventHooks::Sources sources{[this] { return status_.Build(); },
+                              [this]() -> const config::HookSettings& { return running_.config.hooks; },
+                              running_.port_guid};
+  DaemonMetrics& metrics = metrics_->metrics();
+  EventHooks::Sinks sinks{[&metrics](std::string_view result) { metrics.HookRun(result); },
+                          [&metrics] { metrics.HookEventDropped(); }};
+  hooks_ = std::make_unique<EventHooks>(std::move(sources), std::move(sinks));
+  hooks_->Follow(status_.events());
 }
 
 // The OpenSM controller and the applier, wired to each other and to the
@@ -246,6 +274,7 @@ void Daemon::Shutdown() {
 void Daemon::FinishStop() {
   if (finished_) return;
   finished_ = true;
+  if (hooks_) hooks_->Stop();
   failover_->Stop();
   server_->Stop();
   worker_->Stop();

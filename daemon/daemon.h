@@ -10,6 +10,8 @@
 //   OpenSmController   daemon/opensm   OpenSM's files, process and log
 //   ConfigApplier      daemon/apply    reload / rollback / plan / history
 //   FailoverController daemon/failover watch rounds, the policy, its actions
+//   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
+//   EventHooks         daemon/hooks    hooks.directory's executables, run for each event
 //
 // Start-up order (READY=1 only when all of it worked): config -> control
 // socket bound (a live socket is never taken over: one daemon per config) ->
@@ -39,6 +41,8 @@
 #include "daemon/control/control_server.h"
 #include "daemon/fabric/mad_worker.h"
 #include "daemon/failover/failover_controller.h"
+#include "daemon/hooks/event_hooks.h"
+#include "daemon/metrics/metrics_service.h"
 #include "daemon/notifier.h"
 #include "daemon/opensm/opensm_controller.h"
 #include "daemon/process/pidfd_process_launcher.h"
@@ -79,6 +83,7 @@ class Daemon {
   void Shutdown();
   void FinishStop();
   void StartWatchdog();
+  void StartObservability();
   void SendReady();
   // Fans an OpenSM supervisor event out to the parts that act on it.
   void OnOpenSmEvent(const OpenSmEvent& event);
@@ -102,6 +107,9 @@ class Daemon {
   std::unique_ptr<OpenSmController> opensm_;
   std::unique_ptr<ConfigApplier> applier_;
   std::unique_ptr<FailoverController> failover_;
+  // Both follow status_'s event log: declared after it, so gone before it.
+  std::unique_ptr<MetricsService> metrics_;
+  std::unique_ptr<EventHooks> hooks_;
 
   std::atomic<bool> stop_asked_{false};  // RequestStop before the loop ran
   bool ready_sent_ = false;

@@ -11,6 +11,7 @@ packages=(
   g++ cmake ninja-build pkg-config git procps
   libboost-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libsystemd-dev
   nlohmann-json3-dev libcli11-dev googletest libgtest-dev libgmock-dev
+  prometheus-cpp-dev prometheus
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev

@@ -157,6 +157,18 @@ int RunRestartOpenSm(const GlobalOptions& options, const control::RestartOpenSmA
   return kExitOk;
 }
 
+int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
+  ControlClient client(options.socket, options.timeout);
+  int exit_code;
+  auto response = Ask(client, options, "metrics", nlohmann::json::object(), out, err, &exit_code);
+  if (!response) return exit_code;
+  if (options.json)
+    out << control::SerializeResponse(*response) << "\n";
+  else
+    out << response->arguments.value("exposition", std::string());
+  return kExitOk;
+}
+
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
   ControlClient client(options.socket, options.timeout);
   int exit_code;

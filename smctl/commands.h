@@ -42,6 +42,8 @@ int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_cod
 int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunRollback(const GlobalOptions& options, const control::RollbackArguments& args,
                 std::ostream& out, std::ostream& err);
+// smctl metrics: the daemon's Prometheus text exposition, as /metrics serves it.
+int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunListCommands(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 

@@ -102,6 +102,7 @@ void AddCommands(CLI::App& app, Choices& choices) {
   render->add_option("FILE", choices.file, "the smsupd.yaml to render")->required();
   render->add_option("--out", choices.out_dir, "directory to write into")->required();
   AddJsonFlag(*render, choices);
+  AddJsonFlag(*app.add_subcommand("metrics", "the daemon's Prometheus metrics (text format)"), choices);
   AddJsonFlag(*app.add_subcommand("version", "smctl's and the daemon's versions"), choices);
   AddJsonFlag(*app.add_subcommand("list-commands", "the commands the daemon knows"), choices);
 }
@@ -138,6 +139,7 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
     return smsupd::config::RunValidateCommand(choices.file, global.json, std::cout, std::cerr);
   if (app.got_subcommand("render"))
     return smsupd::config::RunRenderCommand(choices.file, choices.out_dir, std::cout, std::cerr);
+  if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
   if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);
   return kExitUsage;

@@ -100,6 +100,7 @@ void ConfigApplier::RecordVerification(const RunPtr& run) {
       break;
     case ApplyStep::kSkipped:
       spdlog::info("PKEY_NOT_VERIFIED generation {}: {}", run->generation, text);
+      reporter_.AddEvent(control::kEventPKeyNotVerified, details);
       break;
     default:
       spdlog::error("PKEY_VERIFY_FAILED generation {}: {}", run->generation, text);

@@ -167,12 +167,26 @@ void ControlServer::OnRequest(const std::shared_ptr<ControlSession>& session, Re
     spdlog::info("control: refused '{}' for uid {} pid {}", command.name, session->caller().uid,
                  session->caller().pid);
     bool no_access = session->caller().access == AccessLevel::kNone;
+    Answered(request.command, refusal->result);
     return session->Reply(*refusal, /*close_after=*/no_access);
   }
-  if (command.name == "version") return session->Reply(VersionResponse());
-  if (command.name == "list-commands") return session->Reply(ListCommandsResponse());
-  if (command.name == "events") return ServeEvents(session, request);
+  if (command.name == "version") {
+    Answered(request.command, ResultCode::kSuccess);
+    return session->Reply(VersionResponse());
+  }
+  if (command.name == "list-commands") {
+    Answered(request.command, ResultCode::kSuccess);
+    return session->Reply(ListCommandsResponse());
+  }
+  if (command.name == "events") {
+    Answered(request.command, ResultCode::kSuccess);
+    return ServeEvents(session, request);
+  }
   DispatchToHandler(session, request);
+}
+
+void ControlServer::Answered(const std::string& command, ResultCode result) const {
+  if (options_.answered) options_.answered(command, result);
 }
 
 Response ControlServer::VersionResponse() const {
@@ -214,9 +228,11 @@ void ControlServer::DispatchToHandler(const std::shared_ptr<ControlSession>& ses
   std::weak_ptr<ControlSession> weak = session;
   auto replied = std::make_shared<std::atomic_flag>();
   // Captures the io_context, not the server: a late reply after Stop() is harmless.
-  CommandHandler::Reply reply = [&io = io_, weak, replied](Response response) {
+  CommandHandler::Reply reply = [&io = io_, weak, replied, answered = options_.answered,
+                                 command = request.command](Response response) {
     if (replied->test_and_set()) return;  // exactly one reply per request
-    asio::post(io, [weak, response = std::move(response)] {
+    asio::post(io, [weak, answered, command, response = std::move(response)] {
+      if (answered) answered(command, response.result);
       if (auto live = weak.lock()) live->Reply(response);
     });
   };

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <map>
@@ -57,6 +58,9 @@ struct ControlServerOptions {
   std::chrono::milliseconds refusal_pause{50};
   // Who the peer is and what it may do; empty means SystemPeerAuthenticator(group).
   PeerAuthenticator authenticator;
+  // Told of every answer to a request that named a protocol command (the
+  // metrics count them); runs on the io_context's thread. May be empty.
+  std::function<void(const std::string& command, ResultCode result)> answered;
 };
 
 class ControlServer : private SessionHost {
@@ -94,6 +98,7 @@ class ControlServer : private SessionHost {
   void ReleaseUpload(std::size_t bytes) override;
 
   std::optional<Response> CheckPermission(const CommandInfo& command, const Caller& caller) const;
+  void Answered(const std::string& command, ResultCode result) const;
   Response VersionResponse() const;
   static Response ListCommandsResponse();
   void ServeEvents(const std::shared_ptr<ControlSession>& session, const Request& request);

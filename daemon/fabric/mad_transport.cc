@@ -1,5 +1,7 @@
 #include "daemon/fabric/mad_transport.h"
 
+#include "daemon/fabric/mad_counters.h"
+
 #include <infiniband/umad.h>
 
 #include <algorithm>
@@ -16,6 +18,11 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr size_t kMaxResponseBytes = 64 * 1024;
 
 }  // namespace
+
+MadCounters& ProcessMadCounters() {
+  static MadCounters counters;
+  return counters;
+}
 
 unsigned ResponseStatus(const std::vector<uint8_t>& mad) {
   auto* bytes = const_cast<uint8_t*>(mad.data());
@@ -56,7 +63,10 @@ Result<MadResponse> MadTransport::Call(int agent, ib_rpc_t rpc, ib_portid_t dest
 
   std::vector<uint8_t> response;
   std::string failure = "no response";
+  MadCounters& counters = ProcessMadCounters();
+  counters.requests.fetch_add(1, std::memory_order_relaxed);
   for (int attempt = 0; attempt < std::max(1, timeouts_.attempts); ++attempt) {
+    if (attempt > 0) counters.retries.fetch_add(1, std::memory_order_relaxed);
     Outcome outcome = Attempt(agent, request, length, trid, response, failure);
     if (outcome == Outcome::kFailed) return Error{what + ": " + failure};
     if (outcome == Outcome::kNoResponse) continue;
@@ -64,6 +74,7 @@ Result<MadResponse> MadTransport::Call(int agent, ib_rpc_t rpc, ib_portid_t dest
     if (status != 0) return Error{what + ": MAD status " + DescribeMadStatus(status)};
     return MadResponse{std::move(response)};
   }
+  counters.timeouts.fetch_add(1, std::memory_order_relaxed);
   return Error{what + ": " + failure + " (" + std::to_string(timeouts_.per_attempt.count()) +
                " ms x " + std::to_string(std::max(1, timeouts_.attempts)) + ")"};
 }

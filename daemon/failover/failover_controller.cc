@@ -164,6 +164,7 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
   SubnetObservation seen;
   seen.valid = true;
   seen.port_error = round.port_error;
+  seen.sminfo_poll_times = round.sminfo_poll_times;
   if (round.local_port) seen.local_port = *round.local_port;
   seen.local_sm = opensm_running_ ? round.local_sm : std::nullopt;
   // One unanswered read is not a change (a loaded link drops MADs): the

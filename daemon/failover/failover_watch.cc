@@ -47,6 +47,16 @@ std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRo
   return out;
 }
 
+// GetSmInfo(lid), with the time an answer took added to the round.
+std::optional<SmInfo> PollSmInfo(Fabric& fabric, uint16_t lid, WatchRound& round) {
+  const auto started = std::chrono::steady_clock::now();
+  auto info = fabric.GetSmInfo(lid);
+  if (!info) return std::nullopt;
+  round.sminfo_poll_times.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started));
+  return *info;
+}
+
 }  // namespace
 
 WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
@@ -57,10 +67,10 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
     return round;
   }
   round.local_port = *port;
-  if (auto local = fabric.GetSmInfo(0)) round.local_sm = *local;
+  round.local_sm = PollSmInfo(fabric, 0, round);
   if (port->sm_lid != 0 && port->sm_lid != port->lid) {
     round.master_lid = port->sm_lid;
-    if (auto master = fabric.GetSmInfo(port->sm_lid)) {
+    if (auto master = PollSmInfo(fabric, port->sm_lid, round)) {
       round.master = *master;
     } else {
       round.master_port_answers = fabric.GetPortInfo(port->sm_lid, 0).ok();

@@ -18,6 +18,7 @@
 // hold the MAD thread and delay the next liveness poll.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,8 @@ struct WatchRound {
   // Step 4: every SM with its LID, the direct reads overriding the SA's
   // rows. Absent when not asked, or when neither source answered.
   std::optional<std::vector<SmRecord>> sms;
+  // How long each answered SMInfo poll of steps 2 and 3 took (metrics).
+  std::vector<std::chrono::microseconds> sminfo_poll_times;
 };
 
 WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request);

@@ -5,6 +5,7 @@
 // FailoverController (daemon/failover), read by StatusBoard.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct SubnetObservation {
   std::optional<SmInfo> local_sm;     // absent: OpenSM does not answer (yet)
   std::optional<SmRecord> master;     // absent: the local port knows no master
   std::vector<SmRecord> sms;          // from the SA; empty without a master
+  // This round's answered SMInfo polls and how long each took (metrics).
+  std::vector<std::chrono::microseconds> sminfo_poll_times;
 };
 
 // A change worth an event: `kind` is the event kind (sm-state-changed,

@@ -45,6 +45,16 @@ TEST(SmctlTest, StatusPrintsATable) {
       << result.out;
 }
 
+TEST(SmctlTest, MetricsPrintsTheExpositionAsIs) {
+  RunningServer server;
+  auto result = RunSmctl({"--socket", server.socket_path(), "metrics"});
+  EXPECT_EQ(result.exit_code, kOk) << result.err;
+  EXPECT_EQ(result.out, server.handler.metrics_exposition);
+  auto json = RunSmctl({"--socket", server.socket_path(), "metrics", "--json"});
+  EXPECT_EQ(json.exit_code, kOk) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["arguments"]["exposition"], server.handler.metrics_exposition);
+}
+
 TEST(SmctlTest, StatusShowsProblems) {
   RunningServer server;
   server.handler.status.problems = {{"NO_STANDBY", "no standby SM: no redundancy", "2026-12-02T17:00:00.000Z"}};

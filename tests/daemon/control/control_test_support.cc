@@ -31,6 +31,8 @@ void FakeCommandHandler::Handle(const Request& request, const Caller& caller, Re
     requests_.emplace_back(request, caller);
   }
   if (request.command == "status") return reply(MakeResponse(ResultCode::kSuccess, "", ToJson(status)));
+  if (request.command == "metrics")
+    return reply(MakeResponse(ResultCode::kSuccess, "", {{"exposition", metrics_exposition}}));
   if (request.command == "reload") {
     if (throw_on_reload) throw std::runtime_error("reload exploded");
     if (request.arguments.value("wait", false)) {

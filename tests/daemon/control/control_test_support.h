@@ -42,6 +42,9 @@ class FakeCommandHandler : public CommandHandler {
   Reply TakePendingReply();
 
   StatusWire status = SampleStatus();
+  std::string metrics_exposition =
+      "# HELP smsupd_master_present 1 when this node sees a master SM, else 0\n"
+      "# TYPE smsupd_master_present gauge\nsmsupd_master_present 1\n";
   Response reload_response = MakeResponse(ResultCode::kSuccess, "config generation 4 applied");
   std::atomic<bool> throw_on_reload{false};
 

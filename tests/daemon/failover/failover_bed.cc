@@ -32,7 +32,7 @@ Status FailoverBed::CreateNode(int index) {
   SmsupdConfig config = SmNodesConfig(fabric_.topology(), names_[index], index == 0 ? "master" : "standby", names_);
   config.preempt = options_.preempt;
   config.hold_time_s = options_.hold_time_s;
-  if (options_.configure) options_.configure(config);
+  if (options_.configure) options_.configure(index, config);
   Result<std::unique_ptr<ManagementNode>> node = ManagementNode::Create(fabric_, std::move(config));
   if (!node) return Error{node.error().message};
   nodes_.push_back(std::move(*node));

@@ -32,9 +32,9 @@ struct FailoverBedOptions {
   // The monitor's sampling interval (the soak reads every 10 ms).
   std::chrono::milliseconds monitor_interval{100};
   std::chrono::milliseconds setup_deadline{60000};
-  // Edits each node's config before it starts (another OpenSM binary, a
-  // key file...).
-  std::function<void(SmsupdConfig&)> configure;
+  // Edits each node's config before the node is created (index 0: the
+  // role master): another OpenSM binary, a key file, metrics.listen, hooks.
+  std::function<void(int index, SmsupdConfig& config)> configure;
 };
 
 class FailoverBed {

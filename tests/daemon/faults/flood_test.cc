@@ -125,7 +125,7 @@ class FloodTest : public FabricTest {
     ASSERT_TRUE(StartFabric(*topology));
     FailoverBedOptions options;
     options.hold_time_s = 2;
-    options.configure = [this](SmsupdConfig& config) { config.control_group = group_->name(); };
+    options.configure = [this](int, SmsupdConfig& config) { config.control_group = group_->name(); };
     bed_ = std::make_unique<FailoverBed>(fabric(), options);
     Status started = bed_->Start();
     ASSERT_TRUE(started.ok()) << started.message();

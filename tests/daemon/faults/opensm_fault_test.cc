@@ -46,7 +46,7 @@ class OpenSmFaultTest : public FabricTest {
     FailoverBedOptions options;
     options.preempt = true;  // the strongest pull back to the role master
     options.hold_time_s = 2;
-    options.configure = [this](SmsupdConfig& config) {
+    options.configure = [this](int, SmsupdConfig& config) {
       if (config.role == "master") config.opensm_binary = binary_;
     };
     bed_ = std::make_unique<FailoverBed>(fabric(), options);

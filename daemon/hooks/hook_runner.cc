@@ -1,0 +1,108 @@
+#include "daemon/hooks/hook_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/hooks/hook_directory.h"
+#include "daemon/hooks/hook_process.h"
+
+namespace smsupd {
+
+HookRunner::HookRunner(ResultSink results, std::size_t capacity)
+    : results_(std::move(results)), capacity_(std::max<std::size_t>(capacity, 1)),
+      thread_([this] { Loop(); }) {}
+
+HookRunner::~HookRunner() { Stop(); }
+
+bool HookRunner::Enqueue(HookJob job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || queue_.size() >= capacity_) return false;
+    queue_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void HookRunner::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::size_t HookRunner::Queued() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size();
+}
+
+void HookRunner::Loop() {
+  for (;;) {
+    HookJob job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    RunJob(job);
+  }
+}
+
+void HookRunner::RunJob(const HookJob& job) {
+  HookListing listing = ListHooks(job.directory);
+  if (!listing.error.empty()) {
+    Refused(job.directory, "HOOK_DIRECTORY_REFUSED no hook runs: " + listing.error);
+    if (results_) results_("refused");
+    return;
+  }
+  Forget(job.directory);
+  for (const std::string& refusal : listing.refused) {
+    Refused(refusal, "HOOK_REFUSED " + refusal + "; it does not run (a hook must be owned by "
+                     "root and writable by no one else)");
+    if (results_) results_("refused");
+  }
+  for (const std::string& path : listing.hooks) {
+    if (stopping_) return;
+    Forget(path);
+    RunOne(path, job);
+  }
+}
+
+void HookRunner::RunOne(const std::string& path, const HookJob& job) {
+  auto output = [&path](bool from_stderr, const std::string& line) {
+    spdlog::log(from_stderr ? spdlog::level::warn : spdlog::level::info, "HOOK_OUTPUT {}: {}", path, line);
+  };
+  HookOutcome outcome = RunHook(path, job, output, stopping_);
+  switch (outcome.kind) {
+    case HookOutcome::Kind::kOk:
+      spdlog::info("HOOK_RAN {} {} ({} ms)", path, job.event, outcome.took.count());
+      if (results_) results_("ok");
+      break;
+    case HookOutcome::Kind::kTimeout:
+      spdlog::warn("HOOK_TIMEOUT {} {}: killed after {} ms ({}; hooks.timeout_ms {})", path, job.event,
+                   outcome.took.count(), outcome.text, job.timeout.count());
+      if (results_) results_("timeout");
+      break;
+    case HookOutcome::Kind::kFailed:
+    case HookOutcome::Kind::kNotStarted:
+      spdlog::warn("HOOK_FAILED {} {}: {}", path, job.event, outcome.text);
+      if (results_) results_("failed");
+      break;
+  }
+}
+
+void HookRunner::Refused(const std::string& id, const std::string& what) {
+  if (!refusals_logged_.insert(id).second) return;
+  spdlog::error("{}", what);
+}
+
+void HookRunner::Forget(const std::string& path) {
+  auto it = refusals_logged_.lower_bound(path);
+  while (it != refusals_logged_.end() && it->rfind(path, 0) == 0) it = refusals_logged_.erase(it);
+}
+
+}  // namespace smsupd

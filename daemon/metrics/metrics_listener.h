@@ -1,0 +1,35 @@
+// The optional HTTP listener for Prometheus (metrics.listen): prometheus-cpp's
+// Exposer (civetweb) serving the registry at /metrics from its own threads,
+// never the event loop's. Off unless configured; the validator has already
+// refused a non-loopback address unless metrics.allow_remote is set.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <prometheus/registry.h>
+
+#include "common/result.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace smsupd {
+
+class MetricsListener {
+ public:
+  MetricsListener();
+  ~MetricsListener();
+
+  // Binds `address` ("127.0.0.1:9662", "[::1]:9662") and serves `registry`
+  // at /metrics. An error names the address and the cause (in use, ...).
+  Status Start(const std::string& address, std::shared_ptr<prometheus::Registry> registry);
+  // The port the listener is bound to, 0 if none.
+  int port() const;
+
+ private:
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+}  // namespace smsupd
