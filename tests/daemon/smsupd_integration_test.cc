@@ -61,8 +61,11 @@ class SmsupdIntegrationTest : public FabricTest {
     return status.ok() ? *status : json::object();
   }
   json WaitForMaster() {
-    return WaitForStatus([](const json& s) { return s["local_sm"]["state"] == "MASTER"; },
-                         "smsupd reports its OpenSM MASTER");
+    // OpenSM reports MASTER before its first sweep has given its own port a
+    // LID: wait for both.
+    return WaitForStatus(
+        [](const json& s) { return s["local_sm"]["state"] == "MASTER" && s["local_sm"].value("lid", 0) != 0; },
+        "smsupd reports its OpenSM MASTER with a LID");
   }
 
   int CountEvents(const std::string& kind) {
