@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build] [HARNESS...]
 #
 # Defaults: 30 s per harness, `nproc` harnesses at once, every harness.
-# Inputs that find new coverage go to build/fuzz/work/<harness>/ (the
+# Inputs that find new coverage go to build/fuzz/found/<harness>/ (the
 # committed corpus is only read); a crash, a broken property or a hang is
 # written to build/fuzz/artifacts/<harness>/ and makes the script exit 1.
 # Each harness's libFuzzer output: build/fuzz/logs/<harness>.log.
@@ -48,7 +48,7 @@ dictionary() {  # the harness's dictionary, if it has one
 }
 
 run() {  # run HARNESS: libFuzzer for $seconds, output in the harness's log
-  local name=$1 work=$dir/work/$1 artifacts=$dir/artifacts/$1/ log=$dir/logs/$1.log
+  local name=$1 work=$dir/found/$1 artifacts=$dir/artifacts/$1/ log=$dir/logs/$1.log
   mkdir -p "$work" "$artifacts" "$dir/logs"
   local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
                  -print_final_stats=1 -artifact_prefix="$artifacts")
