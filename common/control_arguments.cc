@@ -23,7 +23,7 @@ Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments) {
 }
 
 nlohmann::json ToJson(const ReloadArguments& args) {
-  nlohmann::json json = {{"restart", args.restart}, {"wait", args.wait}};
+  nlohmann::json json = {{"restart", args.restart}, {"force", args.force}, {"wait", args.wait}};
   if (args.timeout_given) json["timeout_ms"] = static_cast<std::int64_t>(args.timeout_s * 1000);
   return json;
 }

@@ -1,6 +1,7 @@
 // The wire contract: round trips, and a table of malformed requests that must
 // each give a clear error value (never an exception).
 #include "common/control_protocol.h"
+#include "common/control_arguments.h"
 #include "common/control_wire.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,27 @@ TEST(ControlProtocolTest, RequestRoundTrip) {
   EXPECT_EQ(back.command, "events");
   EXPECT_EQ(back.arguments["since"], 7);
   EXPECT_EQ(back.arguments["follow"], true);
+}
+
+// What smctl sends is ToJson of the arguments it parsed: every field must
+// survive it (reload --restart --force once arrived without --force).
+TEST(ControlProtocolTest, ChangingCommandsArgumentsSurviveTheWire) {
+  ReloadArguments reload;
+  reload.restart = reload.force = reload.wait = true;
+  reload.timeout_s = 12.5;
+  reload.timeout_given = true;
+  Result<ReloadArguments> r = ParseReloadArguments(ToJson(reload));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->restart && r->force && r->wait && r->timeout_given);
+  EXPECT_DOUBLE_EQ(r->timeout_s, 12.5);
+
+  RestartOpenSmArguments restart;
+  restart.force = restart.wait = true;
+  restart.timeout_s = 7;
+  Result<RestartOpenSmArguments> s = ParseRestartOpenSmArguments(ToJson(restart));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE(s->force && s->wait);
+  EXPECT_DOUBLE_EQ(s->timeout_s, 7);
 }
 
 TEST(ControlProtocolTest, SerializedLinesHaveNoNewline) {
