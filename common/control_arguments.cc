@@ -8,6 +8,24 @@ namespace smsupd::control {
 
 using nlohmann::json;
 
+namespace {
+
+// An optional number of seconds in (0, max]; true when it was given and valid.
+bool ReadSeconds(FieldReader& reader, const char* key, int max, double* out) {
+  const json* value = reader.Find(key, false);
+  if (value == nullptr) return false;
+  if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() <= 0 ||
+      value->get<double>() > max) {
+    reader.Fail(std::string("arguments.") + key,
+                "expected seconds in (0, " + std::to_string(max) + "], got " + Describe(*value));
+    return false;
+  }
+  *out = value->get<double>();
+  return true;
+}
+
+}  // namespace
+
 nlohmann::json ToJson(const EventsArguments& args) {
   return {{"since", args.since}, {"follow", args.follow}};
 }
@@ -41,13 +59,7 @@ Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
     args.timeout_s = static_cast<double>(timeout_ms) / 1000;
     args.timeout_given = true;
   }
-  if (const json* timeout = reader.Find("timeout_s", false)) {
-    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
-        timeout->get<double>() <= 0 || timeout->get<double>() > 86400)
-      reader.Fail("arguments.timeout_s", "expected seconds in (0, 86400], got " + Describe(*timeout));
-    else
-      args.timeout_s = timeout->get<double>(), args.timeout_given = true;
-  }
+  if (ReadSeconds(reader, "timeout_s", 86400, &args.timeout_s)) args.timeout_given = true;
   if (reader.error()) return *reader.error();
   return args;
 }
@@ -62,13 +74,7 @@ Result<RestartOpenSmArguments> ParseRestartOpenSmArguments(const nlohmann::json&
   reader.OnlyKeys({"wait", "force", "timeout_s"});
   reader.Bool("wait", &args.wait, false);
   reader.Bool("force", &args.force, false);
-  if (const json* timeout = reader.Find("timeout_s", false)) {
-    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
-        timeout->get<double>() <= 0 || timeout->get<double>() > 3600)
-      reader.Fail("arguments.timeout_s", "expected seconds in (0, 3600], got " + Describe(*timeout));
-    else
-      args.timeout_s = timeout->get<double>();
-  }
+  ReadSeconds(reader, "timeout_s", 3600, &args.timeout_s);
   if (reader.error()) return *reader.error();
   return args;
 }
@@ -91,13 +97,7 @@ Result<FailoverArguments> ParseFailoverArguments(const nlohmann::json& arguments
     else
       args.to = *guid;
   }
-  if (const json* timeout = reader.Find("timeout_s", false)) {
-    if (!timeout->is_number() || !std::isfinite(timeout->get<double>()) ||
-        timeout->get<double>() <= 0 || timeout->get<double>() > 3600)
-      reader.Fail("arguments.timeout_s", "expected seconds in (0, 3600], got " + Describe(*timeout));
-    else
-      args.timeout_s = timeout->get<double>();
-  }
+  ReadSeconds(reader, "timeout_s", 3600, &args.timeout_s);
   if (reader.error()) return *reader.error();
   return args;
 }
