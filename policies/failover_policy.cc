@@ -228,7 +228,7 @@ void FailoverPolicy::StepDownWhenIsolated() {
   if (!down && restart_after_port_down_ && !observation_->opensm.running) {
     restart_after_port_down_ = false;
     const auto master = RemoteMaster();
-    const int priority = master ? StandbyPriority(config_, false, master) : config_.standby_priority;
+    const int priority = master ? StandbyPriority(config_, false, master) : ReturningPriority(config_);
     commanded_priority_ = priority;
     Emit(Action::EmitEvent("PORT_BACK", "local port state " + std::to_string(port->port_state) +
                                             ": OpenSM starts as a standby at priority " +

@@ -57,6 +57,10 @@ int StartPriority(const PolicyConfig& config, const std::optional<SmEntry>& mast
   return config.role == Role::kMaster ? config.master_priority : config.standby_priority;
 }
 
+int ReturningPriority(const PolicyConfig& config) {
+  return std::max(config.standby_priority - 1, kYieldPriority + 1);
+}
+
 std::string CheckPolicyConfig(const PolicyConfig& config) {
   if (config.master_priority > kMaxPriority || config.standby_priority < 1)
     return "priorities must lie in 1..15";

@@ -64,4 +64,14 @@ int StandbyPriority(const PolicyConfig& config, bool claiming,
 // priority.
 int StartPriority(const PolicyConfig& config, const std::optional<SmEntry>& master);
 
+// Priority for an OpenSM started when the local port comes back and no master
+// is known yet (the SM list is read only once the port carries MADs again).
+// A standby that took over in the meantime runs at the standby priority until
+// it has confirmed it is alone and raised itself; one step below that ranks
+// under it whatever the GUIDs, so OpenSM's own election cannot hand the
+// mastership back to the returning node. The standby plan takes over once the
+// master is read. (With a standby priority of 1 it stays 1: 0 is the yield
+// priority.)
+int ReturningPriority(const PolicyConfig& config);
+
 }  // namespace smsupd::policy

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "policies/failover_policy.h"
+#include "policies/priority_plan.h"
 
 namespace smsupd::policy {
 namespace {
@@ -215,11 +216,16 @@ TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
                     Action::Kind::kRestartOpenSm), 0) << i;
   EXPECT_EQ(policy.problems().count(kProblemLocalPortDown), 1u);
 
-  // Link back (port Init, no LID yet): one restart, at the standby priority.
+  // Link back (port Init, no LID yet): one restart, one step below the
+  // standby priority. The standby that took over still runs at the standby
+  // priority until it raises itself; an equal priority and a lower GUID here
+  // would make its OpenSM hand the mastership straight back.
   Actions back = policy.Decide(Stopped(2), t + Duration(4000));
   const Action* restart = Find(back, Action::Kind::kRestartOpenSm);
   ASSERT_NE(restart, nullptr);
-  EXPECT_EQ(restart->priority, policy.config().standby_priority);
+  EXPECT_EQ(restart->priority, policy.config().standby_priority - 1);
+  EXPECT_FALSE(OutRanks(restart->priority, policy.config().local_guid, policy.config().standby_priority,
+                        ~Guid{0}));
   EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
 }
 
