@@ -17,10 +17,18 @@ ApplyStep DecideAfterVerification(const VerifyRound& round) {
     if (round.skipped || round.timed_out) return ApplyStep::kSkipped;
     return round.ok && !round.default_fallback ? ApplyStep::kVerified : ApplyStep::kDrift;
   }
-  // OpenSM itself said the file is bad, or the fabric shows its fallback:
-  // another sweep would read the same file.
-  if (round.partition_error || round.default_fallback)
+  // OpenSM itself said the file is bad: another sweep would read the same file.
+  if (round.partition_error) return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
+  // The fabric shows the fallback (every port full in 0x7fff) but OpenSM's log
+  // said nothing yet: a sweep already running at the SIGHUP (a new master's
+  // first, or one a priority change asked for) reads the file before it is
+  // installed and ends with a SUBNET UP of its own. When the generation before
+  // was the default partition alone, that picture is the fallback's. One more
+  // sweep tells them apart; a real fallback is rolled back after it.
+  if (round.default_fallback) {
+    if (round.attempt < 2 && !round.timed_out) return ApplyStep::kResweep;
     return can_roll_back ? ApplyStep::kRollBack : ApplyStep::kFailed;
+  }
   if (round.timed_out) return ApplyStep::kFailed;  // no evidence against the config
   if (round.skipped) return ApplyStep::kSkipped;
   if (round.ok) return ApplyStep::kVerified;
