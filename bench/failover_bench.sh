@@ -15,7 +15,7 @@
 # and the targets: (a) < 1.5 s median, (b) < 2 s median, (c) < 1.5 s,
 # events < 1 s.
 #
-#   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS] [--keep]
+#   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]
 #
 # The OpenSM-defaults rows take ~60 s per trial (OpenSM's own polling).
 # Env: BUILD_DIR (default build/bench), FAILOVER_BENCH (a built failover-bench).
@@ -33,7 +33,7 @@ while (($#)); do
     --skip-defaults | --skip-tuned | --keep) args+=("$1"); shift ;;
     --fat-tree) args+=(--fat-tree "$2"); shift 2 ;;
     -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]" >&2; exit 2 ;;
   esac
 done
 

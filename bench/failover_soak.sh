@@ -12,7 +12,7 @@
 #   20 x master node lost, back 2-10 s later, without and with preempt
 #   every scenario: never two MASTERs for more than 2 s
 #
-#   bench/failover_soak.sh [--fat-tree LxHxS] [--restarts N] [--cold-starts N]
+#   bench/failover_soak.sh [--fat-tree LxHxS | PxLxHxSxC] [--restarts N] [--cold-starts N]
 #                          [--kills N] [--losses N] [--seed S] [--keep]
 #
 # Takes about 25 minutes with the defaults. Env: BUILD_DIR (default

@@ -86,7 +86,10 @@ Status SimulatedFabric::Launch() {
   if (Status s = WriteFileAtomically(dir_ + "/asan.supp", kAsanSuppressions); !s) return s;
   if (Status s = StartReaper(); !s) return s;
   ChildSpec spec;
-  spec.argv = {"ibsim", "-s", net_file};
+  // ibsim's own limits hold 2,048 nodes: raise them to what the topology needs.
+  const IbsimLimits limits = topology_.Limits();
+  spec.argv = {"ibsim", "-N", std::to_string(limits.nodes), "-S", std::to_string(limits.switches),
+               "-P", std::to_string(limits.ports), "-s", net_file};
   if (TestBedDebug()) spec.argv.insert(spec.argv.begin() + 1, "-v");
   spec.env = {{"IBSIM_SOCKNAME", socket_name_}};
   spec.unset_env = {"LD_PRELOAD"};

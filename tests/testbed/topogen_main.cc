@@ -20,12 +20,7 @@ using smsupd::testbed::Topology;
 
 Result<Topology> Generate(const std::string& fat_tree, bool two_switch) {
   if (two_switch) return smsupd::testbed::MakeTwoSwitchTopology();
-  int leaves = 0, hosts = 0, spines = 0;
-  char tail = 0;
-  if (std::sscanf(fat_tree.c_str(), "%dx%dx%d%c", &leaves, &hosts, &spines, &tail) != 3) {
-    return smsupd::Error{"--fat-tree wants LEAVESxHOSTSxSPINES, e.g. 4x4x2"};
-  }
-  return smsupd::testbed::MakeFatTree(leaves, hosts, spines);
+  return smsupd::testbed::MakeFatTreeFromSpec(fat_tree);
 }
 
 void PrintFacts(const Topology& topo, bool list) {
@@ -47,7 +42,7 @@ int main(int argc, char** argv) {
   bool two_switch = false;
   bool list = false;
   std::string output;
-  auto* tree = app.add_option("--fat-tree", fat_tree, "two-level fat tree LEAVESxHOSTSxSPINES (e.g. 36x18x18)");
+  auto* tree = app.add_option("--fat-tree", fat_tree, "fat tree LEAVESxHOSTSxSPINES (e.g. 36x18x18, 72x36x36) or three-level PODSxLEAVESxHOSTSxSPINESxCORES (e.g. 10x25x40x4x8)");
   auto* two = app.add_flag("--two-switch", two_switch, "the two-switch, four-HCA example");
   tree->excludes(two);
   app.add_option("-o,--output", output, "net file to write")->required();

@@ -1,5 +1,6 @@
 #include "tests/testbed/topology.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -77,20 +78,17 @@ const TopoNode& Topology::FarCa() const { return *Cas().back(); }
 Status Topology::Validate() const {
   std::set<std::string> names;
   std::set<Guid> guids;
-  int switches = 0;
-  int ports = 0;
+  // Every switch and every CA port needs a LID of ibsim's linear tables.
+  int lids = 0;
   for (const TopoNode& node : nodes_) {
     if (!names.insert(node.name).second) return Error{"duplicate node name " + node.name};
     if (!guids.insert(node.node_guid).second) {
       return Error{"duplicate node GUID " + FormatGuid(node.node_guid)};
     }
-    if (node.kind == NodeKind::kSwitch) ++switches;
-    // ibsim allocates a switch's port 0 as well.
-    ports += node.ports + (node.kind == NodeKind::kSwitch ? 1 : 0);
+    lids += node.kind == NodeKind::kSwitch ? 1 : node.ports;
   }
-  if (nodes_.size() > static_cast<size_t>(kIbsimMaxNodes)) return Error{"more nodes than ibsim's 2048"};
-  if (switches > kIbsimMaxSwitches) return Error{"more switches than ibsim's 256"};
-  if (ports > kIbsimMaxPorts) return Error{"more ports than ibsim allows"};
+  if (lids > kIbsimMaxLids)
+    return Error{"more LIDs than ibsim's linear forwarding tables hold (" + std::to_string(kIbsimMaxLids) + ")"};
   std::set<std::pair<std::string, int>> used;
   for (const TopoLink& link : links_) {
     if (Status s = CheckLinkEnd(*this, link.a, link.a_port, used); !s) return s;
@@ -102,6 +100,21 @@ Status Topology::Validate() const {
     if (node == nullptr || node->kind != NodeKind::kCa) return Error{"management node " + name + " is no HCA"};
   }
   return Status::Ok();
+}
+
+IbsimLimits Topology::Limits() const {
+  IbsimLimits limits;
+  int switches = 0;
+  int ports = 0;
+  for (const TopoNode& node : nodes_) {
+    if (node.kind == NodeKind::kSwitch) ++switches;
+    ports += node.ports + (node.kind == NodeKind::kSwitch ? 1 : 0);  // a switch's port 0 too
+  }
+  // Headroom: ibsim counts a few ports of its own (aliases, port 0).
+  limits.nodes = std::max(limits.nodes, static_cast<int>(nodes_.size()) * 5 / 4);
+  limits.switches = std::max(limits.switches, switches * 5 / 4);
+  limits.ports = std::max(limits.ports, ports * 5 / 4);
+  return limits;
 }
 
 std::string Topology::NetFileText() const {

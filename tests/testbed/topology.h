@@ -13,12 +13,27 @@ namespace smsupd::testbed {
 
 enum class NodeKind { kSwitch, kCa };
 
-// ibsim 0.10 limits (ibsim/sim.h): MAXNETNODES, MAXNETSWITCHS, MAXNETPORTS.
+// ibsim 0.10's built-in limits (ibsim/sim.h MAXNETNODES, MAXNETSWITCHS,
+// MAXNETPORTS); -N, -S and -P raise them. The test bed always passes at least
+// the floor below (a 2,592-HCA fat tree fits), more when a topology needs it
+// (Topology::Limits).
 inline constexpr int kIbsimMaxNodes = 2048;
 inline constexpr int kIbsimMaxSwitches = 256;
 inline constexpr int kIbsimMaxPorts = kIbsimMaxSwitches * 36 + kIbsimMaxNodes * 2;
+// LIDs of a linear forwarding table (ibsim MAXLINEARCAP): every CA port and
+// every switch needs one, so this bounds a simulated subnet.
+inline constexpr int kIbsimMaxLids = 48 * 1024 - 1;
 // ibsim reads net files 256 bytes per line; names stay far below that.
 inline constexpr int kSwitchPorts = 36;
+// The radix of the large fabrics' switches (a 72-port switch, or a director's
+// line card): a two-level fat tree of them holds 72 x 36 = 2,592 HCAs.
+inline constexpr int kLargeSwitchPorts = 72;
+
+struct IbsimLimits {
+  int nodes = 4096;
+  int switches = 512;
+  int ports = 16384;
+};
 
 struct TopoNode {
   std::string name;  // ibsim node id and SIM_HOST value, e.g. "H1_2", "L1", "S3"
@@ -62,6 +77,8 @@ class Topology {
   // Checks unique names and GUIDs, ports in range, no port cabled twice and
   // ibsim's node/switch/port limits.
   Status Validate() const;
+  // ibsim's -N, -S and -P for this topology: at least IbsimLimits{}.
+  IbsimLimits Limits() const;
 
   // The ibsim net file: each node record preceded by its explicit GUID line
   // (caguid= / switchguid=) and followed by a blank line (ibsim consumes

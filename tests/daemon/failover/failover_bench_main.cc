@@ -123,18 +123,13 @@ int main(int argc, char** argv) {
   bool skip_defaults = false;
   bool skip_tuned = false;
   bool keep = false;
-  app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs)");
+  app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs; 72x36x36: 2,592) or PODSxLEAVESxHOSTSxSPINESxCORES (10x25x40x4x8: 10,000)");
   app.add_option("-n,--trials", trials, "trials per row (default 3)")->check(CLI::PositiveNumber);
   app.add_flag("--skip-defaults", skip_defaults, "skip the OpenSM-defaults rows (~60 s per trial)");
   app.add_flag("--skip-tuned", skip_tuned, "skip the tuned-OpenSM rows");
   app.add_flag("--keep", keep, "keep every trial's fabric directory (logs)");
   CLI11_PARSE(app, argc, argv);
-  int leaves = 0, hosts = 0, spines = 0;
-  if (std::sscanf(size.c_str(), "%dx%dx%d", &leaves, &hosts, &spines) != 3) {
-    std::cerr << "--fat-tree wants LEAVESxHOSTSxSPINES\n";
-    return 2;
-  }
-  smsupd::Result<smsupd::testbed::Topology> topology = smsupd::testbed::MakeFatTree(leaves, hosts, spines);
+  smsupd::Result<smsupd::testbed::Topology> topology = smsupd::testbed::MakeFatTreeFromSpec(size);
   if (!topology) {
     std::cerr << topology.error().message << "\n";
     return 2;

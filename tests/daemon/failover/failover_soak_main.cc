@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   int restarts = 50, cold = 20, kills = 20, losses = 20;
   unsigned seed = 1;
   bool keep = false;
-  app.add_option("--fat-tree", fat_tree, "LEAVESxHOSTSxSPINES")->capture_default_str();
+  app.add_option("--fat-tree", fat_tree, "LEAVESxHOSTSxSPINES or PODSxLEAVESxHOSTSxSPINESxCORES")->capture_default_str();
   app.add_option("--restarts", restarts, "smctl restart-opensm cycles")->capture_default_str();
   app.add_option("--cold-starts", cold, "cold starts of both nodes")->capture_default_str();
   app.add_option("--kills", kills, "kill -9 of the master's smsupd during an apply")
@@ -76,12 +76,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the random delays")->capture_default_str();
   app.add_flag("--keep", keep, "keep the fabric directories (logs)");
   CLI11_PARSE(app, argc, argv);
-  int leaves = 0, hosts = 0, spines = 0;
-  if (std::sscanf(fat_tree.c_str(), "%dx%dx%d", &leaves, &hosts, &spines) != 3) {
-    std::fprintf(stderr, "failover-soak: --fat-tree wants LEAVESxHOSTSxSPINES\n");
-    return 2;
-  }
-  auto topology = smsupd::testbed::MakeFatTree(leaves, hosts, spines);
+  auto topology = smsupd::testbed::MakeFatTreeFromSpec(fat_tree);
   if (!topology) {
     std::fprintf(stderr, "failover-soak: %s\n", topology.error().message.c_str());
     return 2;
