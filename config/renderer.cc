@@ -48,6 +48,12 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
   return values;
 }
 
+// Where smsupd's default differs from OpenSM's (sm.opensm.options may still
+// set them): force_log_flush TRUE, because OpenSM otherwise keeps INFO lines
+// such as "SUBNET UP" in its stdio buffer until some later error line, and
+// the apply's verification and the failover timeline wait for that line.
+constexpr std::pair<const char*, const char*> kSmsupdDefaults[] = {{"force_log_flush", "TRUE"}};
+
 void AppendOption(std::string& text, std::string_view name, std::string_view value) {
   text.append(name).append(" ").append(value).append("\n");
 }
@@ -68,6 +74,9 @@ std::string RenderOpenSmConf(const Config& config, const RenderInputs& inputs,
   for (const auto& [name, value] : OwnedValues(config, inputs)) AppendOption(text, name, value);
   text += "\n# From sm.opensm.options\n";
   for (const auto& [name, value] : config.sm.opensm.options) AppendOption(text, name, value);
+  text += "\n# smsupd's defaults (sm.opensm.options overrides them)\n";
+  for (const auto& [name, value] : kSmsupdDefaults)
+    if (config.sm.opensm.options.count(name) == 0) AppendOption(text, name, value);
   text += "\n# OpenSM 3.3.23 defaults\n";
   for (const OpenSmOption& option : AllOpenSmOptions()) {
     std::string name(option.name);
@@ -86,6 +95,7 @@ std::map<std::string, std::string> OpenSmOptionValues(const Config& config,
   std::map<std::string, std::string> values(config.sm.opensm.options.begin(),
                                             config.sm.opensm.options.end());
   for (auto& [name, value] : OwnedValues(config, inputs)) values[name] = value;
+  for (const auto& [name, value] : kSmsupdDefaults) values.emplace(name, value);
   return values;
 }
 
