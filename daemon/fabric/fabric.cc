@@ -16,6 +16,15 @@ const char* SmStateName(SmState state) {
   return "UNKNOWN";
 }
 
+std::optional<DiscoveredPort> FarthestCaPort(const std::vector<DiscoveredPort>& ports, Guid local) {
+  std::optional<DiscoveredPort> far;
+  for (const DiscoveredPort& port : ports) {
+    if (port.node_type != NodeType::kCa || port.port_guid == local || port.lid == 0) continue;
+    if (!far || port.hops > far->hops || (port.hops == far->hops && port.port_guid > far->port_guid)) far = port;
+  }
+  return far;
+}
+
 Status CheckSmInfoPayload(const SmInfo& info) {
   if (info.guid == 0) {
     return Error{"refusing to send SMInfo with GUID 0: a standby would poll "

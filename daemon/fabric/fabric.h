@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,7 +87,14 @@ struct DiscoveredPort {
   uint16_t lid = 0;  // PortInfo.LID (base LID); 0 before the SM assigned one
   std::string node_description;  // NodeDescription, trailing NULs removed
   bool is_sm = false;            // PortInfo.CapabilityMask.IsSM
+  int hops = 0;                  // length of the directed route the walk reached it by
 };
+
+// The CA port the walk reached by the longest route (ties: the highest port
+// GUID), other than `local`: the far end of the fabric from this node, whose
+// SM LID shows when the whole subnet knows a new master. nullopt if none has
+// a LID.
+std::optional<DiscoveredPort> FarthestCaPort(const std::vector<DiscoveredPort>& ports, Guid local);
 
 // One row of the SA's SMInfoRecord table (SubnAdmGetTable, attribute 0x18).
 struct SmRecord {

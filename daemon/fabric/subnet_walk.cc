@@ -126,6 +126,7 @@ class Walk {
     row.lid = port->lid;
     row.node_description = description ? *description : "";
     row.is_sm = port->is_sm();
+    row.hops = static_cast<int>(visit.route.size());
     ports_.push_back(std::move(row));
   }
 

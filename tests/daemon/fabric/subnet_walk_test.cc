@@ -197,6 +197,28 @@ TEST(SubnetWalkTest, FindsEveryEndPortOnceWithLidNameAndSmFlag) {
   EXPECT_EQ(stats.unanswered, 0);
 }
 
+// The hops of each port and the far port (the failover timeline's last
+// stage): h3 and h4 sit behind L1, a spine and L2; h4 wins the tie by GUID.
+TEST(SubnetWalkTest, CountsHopsAndNamesTheFarthestHostPort) {
+  SmallFatTree fabric;
+  auto ports = Walk(fabric.subnet);
+  ASSERT_TRUE(ports.ok()) << ports.error().message;
+  auto by_guid = ByGuid(*ports);
+  EXPECT_EQ(by_guid.at(0x1001).hops, 0);
+  EXPECT_EQ(by_guid.at(0x2001).hops, 2);
+  EXPECT_EQ(by_guid.at(0x4001).hops, 4);
+  auto far = FarthestCaPort(*ports, 0x1001);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_EQ(far->port_guid, 0x4001u);
+  EXPECT_EQ(far->lid, 13);
+  // Never the local port, and never a port without a LID.
+  std::vector<DiscoveredPort> only_local = {by_guid.at(0x1001)};
+  EXPECT_FALSE(FarthestCaPort(only_local, 0x1001).has_value());
+  DiscoveredPort no_lid = by_guid.at(0x4001);
+  no_lid.lid = 0;
+  EXPECT_FALSE(FarthestCaPort({no_lid}, 0x1001).has_value());
+}
+
 // One batch of NodeInfo per level: what lets a reader pipeline the SMPs.
 TEST(SubnetWalkTest, AsksForOneLevelAtATime) {
   SmallFatTree fabric;
