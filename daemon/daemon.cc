@@ -89,6 +89,7 @@ Status Daemon::StartUp() {
         status_.Observed(seen);
         metrics_->Observed(seen);
       });
+  failover_->SetFarPortSource([this] { return applier_->far_port(); });
   status_.Attach({[this] { return opensm_->Snapshot(); }, [this] { return failover_->Wire(); }});
   status_.RegisterCommands(router_);
   metrics_->RegisterCommands(router_);
@@ -213,6 +214,8 @@ void Daemon::OnOpenSmLog(const OpenSmLogEvent& event) {
     applier_->PartitionConfigRefused(event.line);
   else if (event.kind == OpenSmLogEvent::Kind::kSmKeyMismatch && failover_)
     failover_->SmKeyMismatchSeen();  // SM_KEY_MISMATCH (docs/failover.md)
+  else if (event.kind == OpenSmLogEvent::Kind::kSubnetUp && failover_)
+    failover_->SubnetUpLogged(event.line);  // a stage of the failover timeline
 }
 
 void Daemon::SendReady() {

@@ -69,6 +69,7 @@ void ConfigApplier::VerifyApplied(const RunPtr& run) {
         } else {
           run->verification = std::move(*result);
           if (!run->verification.ports.empty()) known_ports_ = run->verification.ports;
+          if (run->verification.far_port) far_port_ = run->verification.far_port;
         }
         Decide(run);
       },

@@ -89,6 +89,9 @@ class ConfigApplier {
   void Stop();
 
   bool busy() const { return run_ != nullptr; }
+  // The farthest CA port the last verification's walk found (the failover
+  // timeline watches it for the new master's SM LID).
+  const std::optional<DiscoveredPort>& far_port() const { return far_port_; }
 
  private:
   using RunPtr = std::shared_ptr<ApplyRun>;
@@ -137,6 +140,7 @@ class ConfigApplier {
   bool reload_queued_ = false;                   // a SIGHUP came during an apply
   std::set<std::string> pending_restart_;        // startup-only changes not yet in effect
   std::vector<config::FabricPort> known_ports_;  // end ports of the last verification
+  std::optional<DiscoveredPort> far_port_;       // the farthest CA port it found
   bool stopping_ = false;
   // Validates and plans callers' texts off the event loop. Last member: its
   // destructor waits for a running plan, which reads nothing of the above.

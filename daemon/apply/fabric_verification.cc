@@ -38,6 +38,7 @@ FabricVerification VerifyOnFabric(Fabric& fabric, const config::Config& config, 
     return verification;
   }
   verification.ports = ToFabricPorts(*ports, master_port);
+  verification.far_port = FarthestCaPort(*ports, master_port);
   VerifyOptions options;
   options.sample_ports = sample_ports;
   options.local_sm_port = master_port;

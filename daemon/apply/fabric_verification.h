@@ -5,6 +5,7 @@
 // fake fabric and one place that knows the verification's wire form.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct FabricVerification {
   std::string summary;                   // "verified 40/40 ports", "3 mismatches"
   nlohmann::json json = nlohmann::json::object();  // PKeyVerification::ToJson()
   std::vector<config::FabricPort> ports;  // the end ports found (for later plans)
+  std::optional<DiscoveredPort> far_port;  // FarthestCaPort of the walk
 };
 
 // Blocking: runs on the MAD thread (MadWorker). Discovers the end ports and

@@ -71,6 +71,8 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
           spdlog::error("HANDOVER_SEND_FAILED to {} LID {}: {}", FormatGuid(guid), lid,
                         sent.message());
           Report("HANDOVER_SEND_FAILED", FormatGuid(guid) + ": " + sent.message());
+        } else {
+          timeline_.HandoverSent(std::chrono::system_clock::now());
         }
         PollSoon();
       },
@@ -125,11 +127,6 @@ void FailoverController::Answer(bool ok, const std::string& text) {
                                                                           waiting.since)
                          .count()}};
   waiting.reply(ok, text, std::move(details));
-}
-
-void FailoverController::Report(const std::string& kind, const std::string& text) {
-  if (kind == "OPENSM_ADOPTED") return;  // the supervisor reports the adoption itself
-  reporter_.Announce(kind, text);
 }
 
 void FailoverController::Problem(const std::string& id, const std::string& text, bool raised) {

@@ -13,6 +13,9 @@ namespace {
 
 // How often a MASTER walks the subnet for SMs its SA does not list.
 constexpr std::chrono::seconds kDiscoveryInterval{10};
+// A STANDBY walks only to learn the far port of the failover timeline: once,
+// and again this long after a walk that found none.
+constexpr std::chrono::minutes kFarPortWalkRetry{10};
 // OpenSM logged ERR 2F18 this recently: SM_KEY_MISMATCH stays raised.
 constexpr std::chrono::seconds kSmKeyMismatchMemory{60};
 
@@ -34,7 +37,7 @@ FailoverController::FailoverController(boost::asio::io_context& io, const Clock&
                                        ObservedSink observed)
     : io_(io), clock_(clock), worker_(worker), timing_(timing), sm_key_(sm_key),
       local_sm_(local_sm), reporter_(reporter), observed_(std::move(observed)),
-      policy_(std::move(config), clock.Now()), round_timer_(io), reply_timer_(io) {}
+      policy_(std::move(config), clock.Now()), round_timer_(io), reply_timer_(io), far_timer_(io) {}
 
 FailoverController::~FailoverController() = default;
 
@@ -48,6 +51,7 @@ void FailoverController::Stop() {
   running_ = false;
   round_timer_.cancel();
   reply_timer_.cancel();
+  far_timer_.cancel();
 }
 
 void FailoverController::PollSoon() {
@@ -83,6 +87,15 @@ void FailoverController::RunRound() {
   request.discover = request.inventory && !watching &&
                      (round_started_ >= discovery_due_ || !standby_known);
   if (request.discover) discovery_due_ = round_started_ + kDiscoveryInterval;
+  // A STANDBY with a healthy master and no far port yet walks once: the
+  // walk holds the MAD thread (~0.3 s at 648 HCAs), so never while the
+  // master misses polls.
+  if (request.inventory && !request.discover && !far_port_ && round_started_ >= far_walk_due_ &&
+      policy_.state() == policy::SupervisorState::kStandby && last_round_.master &&
+      (!watch_ || watch_->consecutive_misses == 0)) {
+    request.discover = true;
+    far_walk_due_ = round_started_ + kFarPortWalkRetry;
+  }
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
       [this, asked = request.inventory](Result<WatchRound> round) {
@@ -117,6 +130,8 @@ void FailoverController::OnRound(const WatchRound& round) {
   CheckMadThread();
   UpdateMasterWatch(round);
   UpdateInventory(round);
+  if (round.far_port) far_port_ = round.far_port;
+  TimelineFromRound(round);
   last_round_ = round;
   CheckPriorityApplied(round);
   Step(Observe(round, round.sms.has_value()));

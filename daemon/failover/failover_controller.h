@@ -26,6 +26,7 @@
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
 #include "daemon/fabric/mad_worker.h"
+#include "daemon/failover/failover_timeline.h"
 #include "daemon/failover/failover_watch.h"
 #include "daemon/opensm/opensm_control.h"
 #include "daemon/status/reporter.h"
@@ -63,6 +64,12 @@ class FailoverController {
   void OpenSmChanged(bool running, const std::string& exit_info);
   // OpenSM logged ERR 2F18 (SM_Key mismatch).
   void SmKeyMismatchSeen();
+  // OpenSM logged "SUBNET UP" (the line, with OpenSM's own time stamp).
+  void SubnetUpLogged(const std::string& line);
+  // Where the failover timeline finds the far port to watch (the farthest CA
+  // port of the last subnet walk). Unset: the timeline has no far-port stage.
+  using FarPortSource = std::function<std::optional<DiscoveredPort>()>;
+  void SetFarPortSource(FarPortSource source) { far_port_source_ = std::move(source); }
 
   // smctl failover. `wait`: reply when the handover completed or failed;
   // otherwise as soon as it started (or was refused). `timeout` bounds a wait.
@@ -112,6 +119,11 @@ class FailoverController {
   void Command(policy::OperatorCommand command, bool wait, std::chrono::milliseconds timeout,
                Reply reply);
   void Report(const std::string& kind, const std::string& text);
+  // The failover timeline (failover_timeline.h): its stages from this
+  // class's own records, the far port read every kFarPortPoll meanwhile.
+  void TimelineFromRound(const WatchRound& round);
+  void PollFarPort();
+  void FinishTimeline();
   void Problem(const std::string& id, const std::string& text, bool raised);
 
   boost::asio::io_context& io_;
@@ -150,6 +162,15 @@ class FailoverController {
   std::optional<std::chrono::steady_clock::time_point> priority_stale_since_;
   bool not_sweeping_raised_ = false;
   bool mad_stuck_raised_ = false;
+
+  FailoverTimeline timeline_;
+  FarPortSource far_port_source_;
+  std::optional<DiscoveredPort> far_target_;
+  std::optional<DiscoveredPort> far_port_;  // from this class's own last walk
+  std::chrono::steady_clock::time_point far_walk_due_{};
+  Guid master_before_fault_ = 0;  // the master when the timeline started
+  boost::asio::steady_timer far_timer_;
+  bool far_poll_in_flight_ = false;
 
   // The operator waiting for a failover answer.
   struct Waiting {

@@ -9,7 +9,7 @@ namespace {
 // Step 4: the SA's list corrected by first-hand answers. An SM that does not
 // answer its own SMInfo is listed NOTACTIVE (the SA's row may be seconds old);
 // one only we knew of and that does not answer is dropped.
-std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRound& round,
+std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, WatchRound& round,
                                                    const std::vector<uint16_t>& known,
                                                    bool discover) {
   std::map<uint16_t, SmRecord> by_lid;
@@ -22,6 +22,7 @@ std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, const WatchRo
     if (lid != 0 && !by_lid.contains(lid)) by_lid[lid] = SmRecord{lid, {}};
   if (discover) {
     if (auto ports = fabric.DiscoverPorts()) {
+      round.far_port = FarthestCaPort(*ports, round.local_port ? round.local_port->port_guid : 0);
       for (const DiscoveredPort& port : *ports)
         if (port.is_sm && port.lid != 0 && !by_lid.contains(port.lid))
           by_lid[port.lid] = SmRecord{port.lid, {}};

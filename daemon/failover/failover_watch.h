@@ -48,6 +48,8 @@ struct WatchRound {
   // Step 4: every SM with its LID, the direct reads overriding the SA's
   // rows. Absent when not asked, or when neither source answered.
   std::optional<std::vector<SmRecord>> sms;
+  // The walk's farthest CA port (FarthestCaPort), when this round walked.
+  std::optional<DiscoveredPort> far_port;
   // How long each answered SMInfo poll of steps 2 and 3 took (metrics).
   std::vector<std::chrono::microseconds> sminfo_poll_times;
 };

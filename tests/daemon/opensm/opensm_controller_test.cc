@@ -241,8 +241,10 @@ TEST_F(OpenSmControllerTest, LogLinesOthersActOnReachTheHookAndSweepsAreCounted)
       << "Dec 02 21:12:24 789414 [A8CE26C0] 0x02 -> SUBNET UP\n";
   log.close();
   EXPECT_EQ(controller_->SweepsSeen(), 1u);
-  ASSERT_EQ(logged_.size(), 1u);
+  // The SUBNET UP goes on too: the failover timeline's subnet-up stage.
+  ASSERT_EQ(logged_.size(), 2u);
   EXPECT_EQ(logged_[0], OpenSmLogEvent::Kind::kPartitionConfigError);
+  EXPECT_EQ(logged_[1], OpenSmLogEvent::Kind::kSubnetUp);
 }
 
 }  // namespace
