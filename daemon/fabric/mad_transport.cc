@@ -90,6 +90,7 @@ MadTransport::Outcome MadTransport::Attempt(int agent, std::vector<uint8_t>& req
     failure = std::string("umad send failed: ") + std::strerror(errno);
     return Outcome::kFailed;
   }
+  ProcessMadCounters().sent.fetch_add(1, std::memory_order_relaxed);
   return AwaitResponse(trid, deadline, response, failure);
 }
 

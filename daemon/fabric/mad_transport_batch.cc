@@ -9,6 +9,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "daemon/fabric/mad_counters.h"
 #include "daemon/fabric/mad_transport.h"
 
 namespace smsupd {
@@ -76,6 +77,7 @@ class MadTransport::Batch {
       results_[index] = Error{what_ + ": umad send failed: " + std::strerror(errno)};
       return;
     }
+    ProcessMadCounters().sent.fetch_add(1, std::memory_order_relaxed);
     ++attempts_used_[index];
     deadlines_[index] = SteadyClock::now() + t_.timeouts_.per_attempt;
     in_flight_[LowTrid(static_cast<uint8_t*>(umad_get_mad(buffer.data())))] = index;

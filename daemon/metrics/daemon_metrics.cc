@@ -112,6 +112,11 @@ DaemonMetrics::DaemonMetrics(const std::string& version)
                        .Add({}, kPollBuckets);
   auto& mad = BuildCounter().Name("smsupd_mad_requests_total").Help("single MAD requests sent").Register(r);
   mad_requests_ = &mad.Add({});
+  mad_sent_ = &BuildCounter()
+                   .Name("smsupd_mad_sent_total")
+                   .Help("every MAD sent to the fabric: polls, SA queries, P_Key reads, the subnet walk, retries")
+                   .Register(r)
+                   .Add({});
   mad_retries_ = &BuildCounter()
                       .Name("smsupd_mad_retries_total")
                       .Help("MAD attempts after one that got no answer")
@@ -225,8 +230,10 @@ void DaemonMetrics::SetProblem(const std::string& id, bool present) {
   LabelledGauge(*problems_, {{"id", id}}).Set(present ? 1 : 0);
 }
 
-void DaemonMetrics::SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts) {
+void DaemonMetrics::SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts,
+                                 std::uint64_t sent) {
   CountUpTo(*mad_requests_, requests);
+  CountUpTo(*mad_sent_, sent);
   CountUpTo(*mad_retries_, retries);
   CountUpTo(*mad_timeouts_, timeouts);
 }

@@ -61,7 +61,7 @@ class DaemonMetrics {
   void SetPKeyDrift(bool drift) { pkey_drift_->Set(drift ? 1 : 0); }
   void ObserveSmInfoPoll(std::chrono::duration<double> took) { poll_seconds_->Observe(took.count()); }
   // The process's MAD counters (daemon/fabric/mad_counters.h), counted up to these totals.
-  void SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts);
+  void SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts, std::uint64_t sent);
   void SetControlConnections(std::size_t count) { control_connections_->Set(static_cast<double>(count)); }
   void ControlRequest(const std::string& command, const std::string& result);
   void HookRun(std::string_view result);
@@ -98,6 +98,7 @@ class DaemonMetrics {
   prometheus::Gauge* pkey_drift_;
   prometheus::Histogram* poll_seconds_;
   prometheus::Counter* mad_requests_;
+  prometheus::Counter* mad_sent_;
   prometheus::Counter* mad_retries_;
   prometheus::Counter* mad_timeouts_;
   prometheus::Family<prometheus::Gauge>* problems_;

@@ -44,7 +44,7 @@ void MetricsService::Observed(const SubnetObservation& seen) {
 
 void MetricsService::Refresh() {
   const MadCounters& mad = ProcessMadCounters();
-  metrics_.SetMadTotals(mad.requests.load(), mad.retries.load(), mad.timeouts.load());
+  metrics_.SetMadTotals(mad.requests.load(), mad.retries.load(), mad.timeouts.load(), mad.sent.load());
   if (sources_.control_connections) metrics_.SetControlConnections(sources_.control_connections());
   if (sources_.status) RefreshStatus(sources_.status());
 }

@@ -42,7 +42,7 @@ std::string BusyExposition() {
   metrics.SetLastApply(std::chrono::milliseconds(900), 40, 0);
   metrics.SetProblem("NO_STANDBY", true);
   metrics.ObserveSmInfoPoll(std::chrono::microseconds(350));
-  metrics.SetMadTotals(100, 3, 1);
+  metrics.SetMadTotals(100, 3, 1, 250);
   metrics.SetControlConnections(2);
   metrics.ControlRequest("status", "success");
   metrics.HookRun("ok");
@@ -53,6 +53,13 @@ std::string BusyExposition() {
 TEST(Exposition, PromtoolParsesAndLintsItClean) {
   const std::string exposition = BusyExposition();
   EXPECT_EQ(PromtoolProblems(exposition), "") << exposition;
+}
+
+// The load smsupd adds to the fabric, every MAD of the walk included.
+TEST(Exposition, CountsEveryMadSent) {
+  const std::string exposition = BusyExposition();
+  EXPECT_NE(exposition.find("\nsmsupd_mad_sent_total 250\n"), std::string::npos) << exposition;
+  EXPECT_NE(exposition.find("\nsmsupd_mad_requests_total 100\n"), std::string::npos) << exposition;
 }
 
 TEST(Exposition, NamesFollowPrometheusConventions) {
