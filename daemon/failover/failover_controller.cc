@@ -11,8 +11,15 @@ namespace smsupd {
 namespace {
 
 
-// How often a MASTER walks the subnet for SMs its SA does not list.
+// How often a MASTER walks the subnet for SMs its SA does not list: every
+// 10 s, and never more than 1/kWalkSpacing of the time (a walk that took D
+// waits kWalkSpacing x D), because the walk's SMPs queue with OpenSM's
+// sweep at every switch's SMA (~14,000 SMPs, ~1 s, at 2,592 HCAs). With no
+// STANDBY known the walk looks for one at every inventory round, within a
+// share of kWalkSpacingAlone.
 constexpr std::chrono::seconds kDiscoveryInterval{10};
+constexpr int kWalkSpacing = 50;
+constexpr int kWalkSpacingAlone = 10;
 // A STANDBY walks only to learn the far port of the failover timeline: once,
 // and again this long after a walk that found none.
 constexpr std::chrono::minutes kFarPortWalkRetry{10};
@@ -85,8 +92,7 @@ void FailoverController::RunRound() {
     return r.info.state == SmState::kStandby;
   });
   request.discover = request.inventory && !watching &&
-                     (round_started_ >= discovery_due_ || !standby_known);
-  if (request.discover) discovery_due_ = round_started_ + kDiscoveryInterval;
+                     (round_started_ >= discovery_due_ || (!standby_known && round_started_ >= alone_walk_due_));
   // A STANDBY with a healthy master and no far port yet walks once: the
   // walk holds the MAD thread (~0.3 s at 648 HCAs), so never while the
   // master misses polls.
@@ -98,9 +104,10 @@ void FailoverController::RunRound() {
   }
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
-      [this, asked = request.inventory](Result<WatchRound> round) {
+      [this, asked = request.inventory, walked = request.discover](Result<WatchRound> round) {
         in_round_ = false;
         if (!running_) return;
+        if (walked) PaceWalks(clock_.Now() - round_started_);
         if (round) {
           if (asked) inventory_due_ = round_started_ + timing_.inventory_interval;
           OnRound(*round);
@@ -124,6 +131,12 @@ void FailoverController::RunRound() {
       },
       // UmadFabricOptions::discovery_budget bounds the walk.
       request.discover ? timing_.round_deadline + std::chrono::seconds(10) : timing_.round_deadline);
+}
+
+void FailoverController::PaceWalks(std::chrono::steady_clock::duration took) {
+  discovery_due_ = round_started_ + std::max<std::chrono::steady_clock::duration>(kDiscoveryInterval,
+                                                                                  kWalkSpacing * took);
+  alone_walk_due_ = round_started_ + kWalkSpacingAlone * took;
 }
 
 void FailoverController::OnRound(const WatchRound& round) {

@@ -99,6 +99,8 @@ class FailoverController {
  private:
   void ScheduleRound(std::chrono::milliseconds delay);
   void RunRound();
+  // The next walks' times after one that took `took` (kWalkSpacing).
+  void PaceWalks(std::chrono::steady_clock::duration took);
   void OnRound(const WatchRound& round);
   policy::Observation Observe(const WatchRound& round, bool fresh_inventory);
   void Step(policy::Observation observation);
@@ -144,6 +146,7 @@ class FailoverController {
   std::chrono::steady_clock::time_point round_started_;
   std::chrono::steady_clock::time_point inventory_due_;
   std::chrono::steady_clock::time_point discovery_due_;
+  std::chrono::steady_clock::time_point alone_walk_due_{};
 
   // OpenSM as the supervisor reports it.
   bool opensm_running_ = false;
