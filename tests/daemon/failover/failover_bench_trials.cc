@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <sstream>
 #include <ctime>
 #include <thread>
 
@@ -93,8 +94,37 @@ void FindLossEvent(ManagementNode& node, Guid old_guid, SystemClock::time_point 
   }, milliseconds(10000), milliseconds(200));
 }
 
+// The failover-timeline event `node` reported for the fault at `fault`
+// (wall clock), its stages as ms after the fault, named "<role>: <stage>".
+void CollectTimeline(FailoverBed& bed, const std::string& node, const std::string& role,
+                     SystemClock::time_point fault, milliseconds wait, TrialResult& result) {
+  static const char* const kStageKeys[] = {"fault_seen_ms",  "handover_sent_ms", "local_master_ms",
+                                           "subnet_up_ms",   "far_port_ms",      "remote_master_ms"};
+  json details;
+  (void)WaitFor("the failover timeline of " + node, [&] {
+    for (const json& event : bed.EventsOfKind(node, "failover-timeline")) {
+      json found = event.value("details", json::object());
+      auto started = ParseEventTime(found.value("started", std::string()));
+      if (!started || *started + milliseconds(1000) < fault) continue;
+      details = found;
+      return true;
+    }
+    return false;
+  }, wait, milliseconds(200));
+  auto started = ParseEventTime(details.value("started", std::string()));
+  if (!started) return;
+  const long offset = static_cast<long>(std::chrono::duration_cast<milliseconds>(*started - fault).count());
+  for (const char* key : kStageKeys) {
+    auto stage = details.find(key);
+    if (stage == details.end() || !stage->is_number()) continue;
+    std::string name(key);
+    name.resize(name.size() - 3);  // "_ms"
+    result.stages.emplace_back(role + ": " + name, offset + stage->get<long>());
+  }
+}
+
 Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, milliseconds deadline,
-                       NodeProcess*& master, uint16_t& master_lid) {
+                       NodeProcess*& master, uint16_t& master_lid, uint16_t& standby_lid) {
   std::map<std::string, std::string> options;
   if (contender == Contender::kOpenSmTuned) options = FastFailoverOptions();
   const auto& names = fabric.topology().management_nodes();
@@ -107,9 +137,10 @@ Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, millisecond
   if (auto sm = WaitForSmState(fabric.probe(), master_lid, SmStateValue::kMaster, deadline); !sm) return sm.error();
   Result<NodeProcess*> second = StartOpenSm(fabric, OpenSmOn(names[1], 5, options));
   if (!second) return Error{second.error().message};
-  Result<uint16_t> standby_lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[1], deadline);
-  if (!standby_lid) return Error{standby_lid.error().message};
-  if (auto sm = WaitForSmState(fabric.probe(), *standby_lid, SmStateValue::kStandby, deadline); !sm)
+  Result<uint16_t> second_lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[1], deadline);
+  if (!second_lid) return Error{second_lid.error().message};
+  standby_lid = *second_lid;
+  if (auto sm = WaitForSmState(fabric.probe(), standby_lid, SmStateValue::kStandby, deadline); !sm)
     return sm.error();
   return WaitForEveryCaSmLid(fabric.probe(), fabric.topology(), master_lid, deadline);
 }
@@ -118,12 +149,22 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
   TrialResult result;
   NodeProcess* master = nullptr;
   uint16_t master_lid = 0;
-  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, master, master_lid); !s)
+  uint16_t standby_lid = 0;
+  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, master, master_lid, standby_lid); !s)
     return Failed(result, "setup: " + s.message());
+  Result<json> master_sm = fabric.probe().Call("sminfo " + std::to_string(master_lid), kCallDeadline);
+  if (!master_sm) return Failed(result, "setup: " + master_sm.error().message);
   const Clock::time_point t0 = Clock::now();
   Status faulted = fault == Fault::kKillOpenSm ? master->process->Signal(SIGKILL)
                                                : fabric.UnlinkPort(master->node, 1);
   if (!faulted) return Failed(result, faulted.message());
+  if (contender == Contender::kFloor) {
+    // The dead master's HANDOVER, sent the instant it died.
+    Result<json> sent = fabric.probe().Call("handover " + std::to_string(standby_lid) + " " +
+                                                master_sm->value("guid", std::string()) + " 15",
+                                            kCallDeadline);
+    if (!sent) return Failed(result, "HANDOVER to the standby: " + sent.error().message);
+  }
   Result<long> far = WaitFarSeesNewMaster(fabric.probe(), master_lid, t0, options.deadline);
   if (!far) return Failed(result, far.error().message);
   result.far_ms = *far;
@@ -162,6 +203,8 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   if (fault == Fault::kCommand) {
     if (Status s = CommandFault(bed, t0, result, options.deadline); !s)
       return Failed(result, s.message() + "\n" + bed.Diagnostics());
+    CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
+    CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
     result.ok = true;
     return result;
   }
@@ -174,17 +217,93 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   if (!far) return Failed(result, far.error().message + "\n" + bed.Diagnostics());
   result.far_ms = *far;
   FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
+  CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
+  if (fault == Fault::kKillOpenSm)
+    CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
   result.ok = true;
   return result;
 }
 
+// smsupd_mad_sent_total and smsupd_mad_requests_total from `smctl metrics`.
+struct MadTotals {
+  double sent = -1;
+  double requests = -1;
+};
+
+Result<MadTotals> ReadMadTotals(ManagementNode& node) {
+  SmctlResult metrics = node.Smctl({"metrics"});
+  if (metrics.exit_code != 0) return Error{"smctl metrics: " + metrics.Describe()};
+  MadTotals totals;
+  std::istringstream lines(metrics.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("smsupd_mad_sent_total ", 0) == 0) totals.sent = std::stod(line.substr(line.find(' ') + 1));
+    if (line.rfind("smsupd_mad_requests_total ", 0) == 0)
+      totals.requests = std::stod(line.substr(line.find(' ') + 1));
+  }
+  if (totals.sent < 0 || totals.requests < 0) return Error{"smctl metrics: no MAD counters"};
+  return totals;
+}
+
 }  // namespace
+
+LoadResult MeasureLoad(const Topology& topology, std::chrono::seconds window, const TrialOptions& options) {
+  LoadResult result;
+  FabricOptions fabric_options;
+  fabric_options.name = "failover-bench-load";
+  fabric_options.keep_dir = options.keep_dir;
+  Result<std::unique_ptr<SimulatedFabric>> fabric = SimulatedFabric::Start(topology, fabric_options);
+  if (!fabric) {
+    result.error = fabric.error().message;
+    return result;
+  }
+  FailoverBedOptions bed_options;
+  bed_options.monitor = false;
+  bed_options.setup_deadline = options.deadline;
+  FailoverBed bed(**fabric, bed_options);
+  auto fail = [&](const std::string& error) {
+    (*fabric)->set_keep_dir(true);
+    result.error = error + " (logs kept in " + (*fabric)->dir() + ")";
+    return result;
+  };
+  if (Status s = bed.Start(); !s) return fail("setup: " + s.message());
+  Result<MadTotals> master0 = ReadMadTotals(bed.master());
+  Result<MadTotals> standby0 = ReadMadTotals(bed.standby());
+  if (!master0 || !standby0) return fail(!master0 ? master0.error().message : standby0.error().message);
+  const Clock::time_point start = Clock::now();
+  std::this_thread::sleep_for(window);  // the measurement window itself, not a wait for a condition
+  Result<MadTotals> master1 = ReadMadTotals(bed.master());
+  Result<MadTotals> standby1 = ReadMadTotals(bed.standby());
+  if (!master1 || !standby1) return fail(!master1 ? master1.error().message : standby1.error().message);
+  const double seconds = static_cast<double>(Since(start)) / 1000.0;
+  result.master_mads_per_s = (master1->sent - master0->sent) / seconds;
+  result.standby_mads_per_s = (standby1->sent - standby0->sent) / seconds;
+  result.master_requests_per_s = (master1->requests - master0->requests) / seconds;
+  result.standby_requests_per_s = (standby1->requests - standby0->requests) / seconds;
+
+  // A new partition of every port, applied and verified on the fabric.
+  bed.master().config().partitions.push_back(
+      {"bench", 0x0b0b, false, std::nullopt, {PortsMember("ALL", "limited")}});
+  if (Status s = bed.master().WriteConfig(); !s) return fail(s.message());
+  SmctlResult reloaded = bed.master().Smctl({"reload", "--wait", "--timeout", "300", "--json"},
+                                            std::chrono::milliseconds(320000));
+  Result<MadTotals> master2 = ReadMadTotals(bed.master());
+  if (reloaded.exit_code != 0) return fail("smctl reload --wait: " + reloaded.Describe());
+  result.reload_ms = static_cast<long>(reloaded.elapsed.count());
+  json verification = reloaded.Arguments().value("verification", json::object());
+  result.reload_verification = verification.value("state", std::string()) + " " +
+                               verification.value("text", std::string());
+  if (master2) result.reload_mads = static_cast<long>(master2->sent - master1->sent);
+  result.ok = true;
+  return result;
+}
 
 const char* ContenderName(Contender contender) {
   switch (contender) {
     case Contender::kOpenSmDefaults: return "OpenSM defaults (10000 ms x 4)";
     case Contender::kOpenSmTuned: return "OpenSM tuned (1000 ms x 2)";
     case Contender::kSmsupd: return "smsupd";
+    case Contender::kFloor: return "floor (HANDOVER at the fault)";
   }
   return "?";
 }

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/testbed/topology.h"
 
@@ -16,6 +18,8 @@ enum class Contender {
   kOpenSmDefaults,  // two plain OpenSMs, 15 + 5, OpenSM's polling defaults (10000 ms x 4)
   kOpenSmTuned,     // the same tuned to sminfo_polling_timeout 1000 x polling_retry_number 2
   kSmsupd,          // two smsupd (role master, role standby), each running its OpenSM
+  kFloor,           // two plain OpenSMs; at the fault a HANDOVER goes to the standby at once:
+                    // the fastest any supervisor could be (its only cost is OpenSM's sweep)
 };
 
 enum class Fault {
@@ -34,6 +38,9 @@ struct TrialResult {
   long command_ms = -1;  // (c): smctl failover --wait returned (exit 0)
   long event_ms = -1;    // smsupd (a)/(b): fault -> the loss's event time on the standby's smctl events
   std::string event_kind;
+  // smsupd: the stages of the nodes' failover-timeline events as ms after
+  // the fault ("new master: local_master", "old master: handover_sent", ...).
+  std::vector<std::pair<std::string, long>> stages;
 };
 
 struct TrialOptions {
@@ -42,5 +49,23 @@ struct TrialOptions {
 };
 
 TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options);
+
+// What smsupd adds to the fabric in the steady state (master + standby, each
+// with its OpenSM), from each node's smsupd_mad_sent_total over `window`,
+// and one `smctl reload --wait` on the master adding a partition of every
+// port (P_Key verification of the whole fabric).
+struct LoadResult {
+  bool ok = false;
+  std::string error;
+  double master_mads_per_s = -1;   // every MAD the master's smsupd sent
+  double standby_mads_per_s = -1;
+  double master_requests_per_s = -1;  // of which single requests (polls, SA queries)
+  double standby_requests_per_s = -1;
+  long reload_ms = -1;             // smctl reload --wait, exit 0
+  std::string reload_verification;  // its verification.state and summary
+  long reload_mads = -1;           // MADs the master sent during the reload
+};
+
+LoadResult MeasureLoad(const Topology& topology, std::chrono::seconds window, const TrialOptions& options);
 
 }  // namespace smsupd::testbed

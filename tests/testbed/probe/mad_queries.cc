@@ -91,6 +91,20 @@ Result<SmInfoReading> MadQueries::SmInfo(const Target& target) {
   return sm;
 }
 
+Status MadQueries::Handover(const Target& target, uint64_t master_guid, int priority) {
+  constexpr unsigned kHandover = 1;  // SMInfo AttributeModifier
+  constexpr int kMaster = 3;
+  uint8_t buf[IB_SMP_DATA_SIZE] = {};
+  mad_encode_field(buf, IB_SMINFO_GUID_F, &master_guid);
+  mad_encode_field(buf, IB_SMINFO_PRIO_F, &priority);
+  int state = kMaster;
+  mad_encode_field(buf, IB_SMINFO_STATE_F, &state);
+  ib_portid_t portid = target.portid;
+  if (smp_set_via(buf, &portid, IB_ATTR_SMINFO, kHandover, 0, port_) == nullptr)
+    return Error{"SMInfo HANDOVER to " + target.text + " failed (no reply)"};
+  return Status::Ok();
+}
+
 Result<std::vector<uint16_t>> MadQueries::PKeys(const Target& target, int port) {
   Result<NodeReading> node = NodeInfo(target);
   if (!node) return node.error();

@@ -63,6 +63,10 @@ class MadQueries {
   // Every non-zero entry of the P_Key table of `port` (0 = a switch's
   // management port), all blocks, full-membership bit included.
   Result<std::vector<uint16_t>> PKeys(const Target& target, int port);
+  // SubnSet(SMInfo) with AttributeModifier HANDOVER, as a MASTER with
+  // `master_guid` and `priority` would send it: a STANDBY OpenSM becomes
+  // MASTER at once (the bench's floor).
+  Status Handover(const Target& target, uint64_t master_guid, int priority);
 
  private:
   explicit MadQueries(ibmad_port* port) : port_(port) {}

@@ -6,6 +6,7 @@
 //   <id> sminfo <target>          <id> portinfo <target> <port>
 //   <id> nodeinfo <target>        <id> pkeys <target> <port>
 //   <id> discover                 <id> discover-pkeys
+//   <id> handover <target> <master guid> <priority>
 //
 // <target> is a LID ("12") or a directed route ("dr:0,1,3"). Replies carry
 // the request id and "ok"; a failure carries "error". The first line, sent
@@ -88,6 +89,18 @@ Result<json> Dispatch(MadQueries& mads, const std::string& command, std::istring
     return WithTarget<std::vector<uint16_t>>(
         args, [&](const Target& t, int p) { return mads.PKeys(t, p); },
         [](const std::vector<uint16_t>& keys) { return json{{"pkeys", keys}}; }, true);
+  }
+  if (command == "handover") {
+    std::string target_text, guid_text;
+    int priority = -1;
+    if (!(args >> target_text >> guid_text >> priority) || priority < 0 || priority > 15)
+      return Error{"usage: handover <target> <master guid> <priority 0..15>"};
+    Result<Target> target = ParseTarget(target_text);
+    if (!target) return target.error();
+    std::optional<Guid> guid = ParseGuid(guid_text);
+    if (!guid) return Error{"bad GUID '" + guid_text + "'"};
+    if (Status sent = mads.Handover(*target, *guid, priority); !sent) return Error{sent.message()};
+    return json::object();
   }
   if (command == "discover" || command == "discover-pkeys") {
     const bool with_pkeys = command == "discover-pkeys";
