@@ -107,6 +107,7 @@ class FailoverPolicy {
   void ConsumeOneShot(PolicyEvent event);
   void Enter(SupervisorState next, PolicyEvent event);
   void ReconcilePriority();
+  void RestartAfterHandover();
   void StepDownWhenIsolated();
   void UpdateProblems();
   void Emit(Action action) { actions_.push_back(std::move(action)); }
@@ -200,6 +201,13 @@ class FailoverPolicy {
   bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
   bool preempt_blocked_reported_ = false;
   bool isolation_stop_sent_ = false;     // StopOpenSm sent for this port-down episode
+  // OpenSM exited as MASTER and its HANDOVER went to `new_master`: restart
+  // when that SM shows as the master, or at `deadline`.
+  struct PendingRestart {
+    Guid new_master = 0;
+    TimePoint deadline{};
+  };
+  std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
 
   std::map<std::string, std::uint64_t> counters_;

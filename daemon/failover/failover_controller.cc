@@ -91,7 +91,10 @@ void FailoverController::RunRound() {
   const bool standby_known = std::any_of(inventory_.begin(), inventory_.end(), [](const SmRecord& r) {
     return r.info.state == SmState::kStandby;
   });
-  request.discover = request.inventory && !watching &&
+  // Never while a failover is under way (a timeline runs): the new
+  // master's first sweep needs the switches' SMAs to itself; the walk beside
+  // it cost ~300 ms of that sweep on 2,592 HCAs.
+  request.discover = request.inventory && !watching && !timeline_.active() &&
                      (round_started_ >= discovery_due_ || (!standby_known && round_started_ >= alone_walk_due_));
   // A STANDBY with a healthy master and no far port yet walks once: the
   // walk holds the MAD thread (~0.3 s at 648 HCAs), so never while the
@@ -295,6 +298,16 @@ void FailoverController::Step(policy::Observation observation) {
 void FailoverController::OpenSmChanged(bool running, const std::string& exit_info) {
   opensm_running_ = running;
   opensm_exit_info_ = running ? "" : exit_info;
+  // Decided now, before the supervisor's back-off timer can restart it: a
+  // MASTER's OpenSM that died with a STANDBY to hand over to restarts only
+  // when the policy says (once the new master has swept this node).
+  const bool was_master = policy_.state() == policy::SupervisorState::kMaster ||
+                          policy_.state() == policy::SupervisorState::kHandingOver;
+  const bool standby_known = std::any_of(inventory_.begin(), inventory_.end(), [](const SmRecord& r) {
+    return r.info.state == SmState::kStandby;
+  });
+  const bool port_down = last_round_.local_port && last_round_.local_port->port_state == kPortStateDown;
+  if (!running && was_master && standby_known && !port_down) local_sm_.HoldRestart();
   boost::asio::post(io_, [this] {
     if (!running_) return;
     Step(Observe(last_round_, false));

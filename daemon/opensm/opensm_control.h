@@ -37,6 +37,10 @@ class LocalSmControl {
   virtual void Start(int priority, bool restart) = 0;
   // Stop OpenSM and do not restart it until Start.
   virtual void Stop() = 0;
+  // OpenSM just exited: do not restart it on its own (back-off) until the
+  // next Start, which the policy sends once the new master it handed over
+  // to has swept this node (bounded: the supervisor restarts after 10 s).
+  virtual void HoldRestart() = 0;
 };
 
 class OpenSmConfigSink {

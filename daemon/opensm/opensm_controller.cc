@@ -14,6 +14,10 @@
 namespace smsupd {
 namespace {
 
+// A held restart (HoldRestart) goes on by itself after this long: the
+// policy's own deadline is takeover_timeout (3 s).
+constexpr std::chrono::seconds kRestartHoldLimit{10};
+
 // How often OpenSM's log is read for the lines the daemon acts on.
 constexpr std::chrono::milliseconds kLogPollInterval{100};
 // Clearing the IsSM bit is one SMP; the deadline only guards a wedged MAD thread.
@@ -124,6 +128,8 @@ void OpenSmController::SetPriority(int priority) {
   reporter_.AddEvent("priority-set", {{"priority", priority}});
 }
 
+void OpenSmController::HoldRestart() { supervisor_.HoldRestart(kRestartHoldLimit); }
+
 void OpenSmController::Start(int priority, bool restart) {
   commanded_ = priority;
   Rerender(priority);
@@ -137,9 +143,12 @@ void OpenSmController::Start(int priority, bool restart) {
                    },
                    kClearSmFlagDeadline);
   }
-  // Running, or waiting out the restart back-off: the supervisor starts it
-  // with the file just written.
-  if (state != OpenSmSnapshot::State::kStopped) return;
+  // Running, or waiting out the restart back-off (a held restart goes on
+  // now): the supervisor starts it with the file just written.
+  if (state != OpenSmSnapshot::State::kStopped) {
+    supervisor_.ReleaseRestart();
+    return;
+  }
   KeepLogPrivate(LogPath());
   // The config in force may have changed the binary or the port since the
   // last start (a reload with a startup-only change restarts through here).

@@ -69,6 +69,7 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   void SetPriority(int priority) override;
   void Start(int priority, bool restart) override;
   void Stop() override;
+  void HoldRestart() override;
 
   // OpenSmConfigSink (the apply pipeline).
   config::RenderedFiles Render(const config::Config& config, Guid port) const override;

@@ -52,12 +52,14 @@ OpenSmSupervisor::OpenSmSupervisor(boost::asio::io_context& io, ProcessLauncher&
                                    EventSink events)
     : io_(io), launcher_(launcher), processes_(processes), clock_(clock), spec_(std::move(spec)),
       tuning_(tuning), events_(std::move(events)), backoff_(tuning.backoff),
-      crash_loop_(tuning.crash_loop), restart_timer_(io), kill_timer_(io) {}
+      crash_loop_(tuning.crash_loop), restart_timer_(io), kill_timer_(io), hold_timer_(io) {}
 
 // Leaves OpenSM running: only Stop() ends it.
 OpenSmSupervisor::~OpenSmSupervisor() = default;
 
 Status OpenSmSupervisor::Start() {
+  hold_ = restart_held_ = false;
+  hold_timer_.cancel();
   Status prepared = PrepareOpenSmDirectories(spec_);
   if (!prepared) return prepared;
   if (TryAdopt()) return Status::Ok();
@@ -176,6 +178,10 @@ void OpenSmSupervisor::ScheduleRestart(Clock::Duration delay) {
   restart_timer_.expires_after(delay);
   restart_timer_.async_wait([this](boost::system::error_code error) {
     if (error || state_ != State::kWaitingToRestart) return;
+    if (hold_) {
+      restart_held_ = true;
+      return;
+    }
     ++restarts_;
     if (before_restart_) before_restart_();
     Status started = Spawn();
@@ -186,7 +192,29 @@ void OpenSmSupervisor::ScheduleRestart(Clock::Duration delay) {
   });
 }
 
+void OpenSmSupervisor::HoldRestart(Clock::Duration limit) {
+  hold_ = true;
+  restart_held_ = false;
+  hold_timer_.expires_after(limit);
+  hold_timer_.async_wait([this, limit](boost::system::error_code error) {
+    if (error || !hold_) return;
+    spdlog::warn("OPENSM_RESTART_HELD nobody released the restart within {}: restarting", Seconds(limit));
+    ReleaseRestart();
+  });
+}
+
+void OpenSmSupervisor::ReleaseRestart() {
+  if (!hold_) return;
+  hold_ = false;
+  hold_timer_.cancel();
+  if (!restart_held_) return;  // the back-off timer still runs and restarts
+  restart_held_ = false;
+  if (state_ == State::kWaitingToRestart) ScheduleRestart(Clock::Duration::zero());
+}
+
 void OpenSmSupervisor::Stop(std::function<void()> done) {
+  hold_ = restart_held_ = false;
+  hold_timer_.cancel();
   switch (state_) {
     case State::kStopped:
       done();
@@ -241,6 +269,7 @@ OpenSmSnapshot OpenSmSupervisor::Snapshot() const {
   snapshot.restarts = restarts_;
   snapshot.crash_loop = crash_loop_.InLoop(now);
   snapshot.last_exit = last_exit_;
+  snapshot.restart_held = restart_held_;
   return snapshot;
 }
 

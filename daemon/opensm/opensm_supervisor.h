@@ -55,6 +55,7 @@ struct OpenSmSnapshot {
   int restarts = 0;  // restarts after exits, since this smsupd started
   bool crash_loop = false;
   std::string last_exit;  // ExitStatus::Describe() of the last exit, if any
+  bool restart_held = false;  // waiting to restart, back-off over, held (HoldRestart)
 };
 
 const char* SupervisorStateName(OpenSmSnapshot::State state);
@@ -85,6 +86,13 @@ class OpenSmSupervisor {
   // files can be brought up to date (the priority to start at is decided
   // then, not when OpenSM exited).
   void SetBeforeRestart(std::function<void()> hook) { before_restart_ = std::move(hook); }
+  // Holds the restart after OpenSM's next (or current) exit until
+  // ReleaseRestart(), for at most `limit`: the failover policy restarts a
+  // dead MASTER's OpenSM only once the new master's first sweep has reached
+  // this node, since a starting OpenSM walks the whole subnet beside it.
+  void HoldRestart(Clock::Duration limit);
+  // Ends a hold: a restart whose back-off has run out starts now.
+  void ReleaseRestart();
   // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
   Status Hangup();
 
@@ -122,6 +130,9 @@ class OpenSmSupervisor {
   CrashLoopDetector crash_loop_;
   boost::asio::steady_timer restart_timer_;
   boost::asio::steady_timer kill_timer_;
+  boost::asio::steady_timer hold_timer_;
+  bool hold_ = false;         // HoldRestart() in force
+  bool restart_held_ = false;  // the back-off ran out during the hold
   std::vector<std::function<void()>> on_stopped_;
   std::function<void()> before_restart_;
 };

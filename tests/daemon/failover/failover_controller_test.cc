@@ -23,7 +23,10 @@ constexpr Guid kRemote = 0x0002c90300000001;
 struct Recorded {
   std::vector<int> priorities;              // SetLocalPriority
   std::vector<std::pair<int, bool>> starts;  // StartOpenSm(priority, restart)
+  std::vector<Clock::TimePoint> start_times;  // on `clock`, one per start
+  const Clock* clock = nullptr;
   int stops = 0;
+  int holds = 0;  // HoldRestart
   std::vector<std::string> events;
   std::map<std::string, bool> problems;
 };
@@ -33,8 +36,12 @@ class RecordingLocalSm : public LocalSmControl {
   explicit RecordingLocalSm(Recorded& seen) : seen_(seen) {}
   void FollowPriority(std::optional<int>) override {}
   void SetPriority(int priority) override { seen_.priorities.push_back(priority); }
-  void Start(int priority, bool restart) override { seen_.starts.push_back({priority, restart}); }
+  void Start(int priority, bool restart) override {
+    seen_.starts.push_back({priority, restart});
+    if (seen_.clock) seen_.start_times.push_back(seen_.clock->Now());
+  }
   void Stop() override { ++seen_.stops; }
+  void HoldRestart() override { ++seen_.holds; }
 
  private:
   Recorded& seen_;
@@ -74,6 +81,8 @@ class FailoverControllerTest : public ::testing::Test {
     config.local_guid = kLocal;
     config.role = role;
     config.startup_wait = 200ms;
+    config.takeover_timeout = takeover_timeout_;
+    seen_.clock = &clock_;
     FailoverTiming timing{kPoll, 40ms, 1000ms};
     controller_ = std::make_unique<FailoverController>(
         io_, clock_, *worker_, config, timing, 0, local_sm_, reporter_,
@@ -122,6 +131,7 @@ class FailoverControllerTest : public ::testing::Test {
   std::shared_ptr<FakeFabric> fabric_;
   std::unique_ptr<MadWorker> worker_;
   static constexpr auto kPoll = 20ms;
+  std::chrono::milliseconds takeover_timeout_ = 3000ms;
   ManualClock clock_;
   int rounds_ = 0;
   // Called with the picture after each round, before the next one starts.
@@ -207,17 +217,44 @@ TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
 }
 
 TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnce) {
+  takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
   TwoSms(SmState::kMaster, SmState::kStandby, 2);
   Start(policy::Role::kMaster);
   OpenSmRuns();
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
   ASSERT_TRUE(RunUntil([&] { return !controller_->policy().view().empty() &&
                                     controller_->policy().view().size() == 2; }));
+  const size_t starts = seen_.starts.size();
+  fabric_->KillSm(2);
   controller_->OpenSmChanged(false, "signal 9");
+  EXPECT_EQ(seen_.holds, 1) << "the supervisor must not restart OpenSM on its own";
   ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
-  ASSERT_GE(seen_.starts.size(), 2u);
+  // Not restarted while the new master's sweep has not reached this node: a
+  // starting OpenSM's own walk of the subnet would slow that sweep.
+  ASSERT_TRUE(RunRounds(20));
+  EXPECT_EQ(seen_.starts.size(), starts) << "restarted before the new master swept this node";
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});  // SM LID: the new master
+  ASSERT_TRUE(RunUntil([&] { return seen_.starts.size() > starts; })) << "OpenSM is not restarted";
   EXPECT_TRUE(seen_.starts.back().second) << "OpenSM is restarted";
   EXPECT_LT(seen_.starts.back().first, 15) << "restarted as a standby";
+}
+
+TEST_F(FailoverControllerTest, ADeadMastersOpenSmRestartsAtTheTakeoverTimeoutIfTheNewMasterNeverShows) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
+                                    controller_->policy().view().size() == 2; }));
+  const size_t starts = seen_.starts.size();
+  fabric_->KillSm(2);
+  const Clock::TimePoint exited = clock_.Now();
+  controller_->OpenSmChanged(false, "signal 9");
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); }));
+  ASSERT_TRUE(RunUntil([&] { return seen_.starts.size() > starts; })) << "this node must have an SM again";
+  EXPECT_TRUE(seen_.starts.back().second);
+  const auto waited = seen_.start_times.back() - exited;
+  EXPECT_GE(waited, takeover_timeout_) << "restarted before the takeover timeout";
+  EXPECT_LE(waited, takeover_timeout_ + 10 * kPoll) << "restarted long after the takeover timeout";
 }
 
 TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandbyIsMaster) {

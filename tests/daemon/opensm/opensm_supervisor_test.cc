@@ -144,6 +144,30 @@ TEST_F(OpenSmSupervisorTest, KilledOpenSmIsRestartedAndTheExitDescribed) {
   EXPECT_FALSE(snapshot.crash_loop);
 }
 
+// A dead MASTER's OpenSM restarts only when the failover policy releases
+// it (the new master has swept this node), or at the hold's limit.
+TEST_F(OpenSmSupervisorTest, AHeldRestartWaitsForItsRelease) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  supervisor->HoldRestart(60s);
+  ::kill(supervisor->Snapshot().pid, SIGKILL);
+  ASSERT_TRUE(RunUntil([&] { return supervisor->Snapshot().restart_held; }))
+      << "the back-off (1 ms) ran out and the restart is held";
+  EXPECT_EQ(Count("OPENSM_STARTED"), 1);
+  EXPECT_EQ(supervisor->Snapshot().state, OpenSmSnapshot::State::kWaitingToRestart);
+  supervisor->ReleaseRestart();
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+  EXPECT_FALSE(supervisor->Snapshot().restart_held);
+}
+
+TEST_F(OpenSmSupervisorTest, AHeldRestartGoesOnAtTheHoldsLimit) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  supervisor->HoldRestart(100ms);
+  ::kill(supervisor->Snapshot().pid, SIGKILL);
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; })) << "never released";
+}
+
 TEST_F(OpenSmSupervisorTest, RepeatedCrashesAreACrashLoop) {
   fs::create_directories(spec_.state_dir);
   std::ofstream(spec_.state_dir + "/crash").close();
