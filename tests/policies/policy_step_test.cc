@@ -285,6 +285,26 @@ TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   EXPECT_EQ(policy.state(), SupervisorState::kStandby);
 }
 
+// After a handover the old master is STANDBY under a new master at 5 that
+// its SM list already shows; its own port still names itself until the new
+// master's first sweep reaches it. Its priority moves (a SIGHUP: a STANDBY
+// OpenSM then walks the subnet, beside that sweep) only once the port names
+// the new master.
+TEST(PolicyStepTest, AStandbyMovesItsPriorityOnlyOnceItsPortNamesTheMaster) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation obs = StandbyUnder(0, std::nullopt);
+  obs.master.reset();
+  obs.local_port = LocalPort{4, 2, 2};  // SM LID: its own
+  obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}, {kLocal, 2, SmState::kStandby, 5}};
+  EXPECT_EQ(Count(policy.Decide(obs, kT0 + Duration(150)), Action::Kind::kSetLocalPriority), 0);
+  obs.local_port = LocalPort{4, 2, 1};
+  obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, 100, std::nullopt};
+  const Actions swept = policy.Decide(obs, kT0 + Duration(300));
+  const Action* set = Find(swept, Action::Kind::kSetLocalPriority);
+  ASSERT_NE(set, nullptr) << "the standby never moves below the new master";
+  EXPECT_EQ(set->priority, 4);
+}
+
 TEST(PolicyStepTest, AnswerResetsTheCount) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));
