@@ -81,15 +81,17 @@ bool FailoverPolicy::OnOpenSmExited() {
     restart_after_port_down_ = true;
     return true;
   }
+  bool deferred = false;
   if (was_master) {
     if (auto best = BestStandby(view_, config_.local_guid)) {
       Emit(Action::SendHandover(best->guid, best->lid, "local MASTER OpenSM exited (" + info + ")"));
       Emit(Action::EmitEvent("HANDOVER_SENT", "to " + Describe(*best) + " after OpenSM " + info));
       master = best;
-      if (!restarting_) {  // an operator's restart-opensm starts again at once
-        if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+      // An operator's restart-opensm starts again at once; any other exit
+      // waits for the new master.
+      if (!restarting_) {
         restart_after_handover_ = PendingRestart{best->guid, now_ + config_.takeover_timeout};
-        return true;
+        deferred = true;
       }
     } else {
       Emit(Action::EmitEvent("MASTER_LOST", "local MASTER OpenSM exited (" + info +
@@ -97,6 +99,7 @@ bool FailoverPolicy::OnOpenSmExited() {
     }
   }
   if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+  if (deferred) return true;  // RestartAfterHandover starts it
   restarting_ = false;  // a restart command's stop ends here: start again
   const int priority = StartPriority(config_, master);
   commanded_priority_ = priority;

@@ -88,9 +88,7 @@ void FailoverController::RunRound() {
   // must be watched meanwhile (the local SM is MASTER, or there is none),
   // and at most every kDiscoveryInterval.
   const bool watching = last_round_.master_lid != 0;
-  const bool standby_known = std::any_of(inventory_.begin(), inventory_.end(), [](const SmRecord& r) {
-    return r.info.state == SmState::kStandby;
-  });
+  const bool standby_known = StandbyKnown();
   // Never while a failover is under way (a timeline runs): the new
   // master's first sweep needs the switches' SMAs to itself; the walk beside
   // it cost ~300 ms of that sweep on 2,592 HCAs.
@@ -134,6 +132,11 @@ void FailoverController::RunRound() {
       },
       // UmadFabricOptions::discovery_budget bounds the walk.
       request.discover ? timing_.round_deadline + std::chrono::seconds(10) : timing_.round_deadline);
+}
+
+bool FailoverController::StandbyKnown() const {
+  return std::any_of(inventory_.begin(), inventory_.end(),
+                     [](const SmRecord& r) { return r.info.state == SmState::kStandby; });
 }
 
 void FailoverController::PaceWalks(std::chrono::steady_clock::duration took) {
@@ -303,9 +306,7 @@ void FailoverController::OpenSmChanged(bool running, const std::string& exit_inf
   // when the policy says (once the new master has swept this node).
   const bool was_master = policy_.state() == policy::SupervisorState::kMaster ||
                           policy_.state() == policy::SupervisorState::kHandingOver;
-  const bool standby_known = std::any_of(inventory_.begin(), inventory_.end(), [](const SmRecord& r) {
-    return r.info.state == SmState::kStandby;
-  });
+  const bool standby_known = StandbyKnown();
   const bool port_down = last_round_.local_port && last_round_.local_port->port_state == kPortStateDown;
   if (!running && was_master && standby_known && !port_down) local_sm_.HoldRestart();
   boost::asio::post(io_, [this] {

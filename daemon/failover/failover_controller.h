@@ -99,6 +99,8 @@ class FailoverController {
  private:
   void ScheduleRound(std::chrono::milliseconds delay);
   void RunRound();
+  // The last inventory lists a STANDBY.
+  bool StandbyKnown() const;
   // The next walks' times after one that took `took` (kWalkSpacing).
   void PaceWalks(std::chrono::steady_clock::duration took);
   void OnRound(const WatchRound& round);
