@@ -23,6 +23,7 @@
 # the steady state, then one `reload --wait` adding a partition of every port.
 #
 #   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]
+#                           [--only kill|loss|command]...
 #   bench/failover_bench.sh --load S [--fat-tree ...]
 #
 # The OpenSM-defaults rows take ~60 s per trial (OpenSM's own polling).
@@ -40,9 +41,10 @@ while (($#)); do
     -n*) args+=(--trials "${1#-n}"); shift ;;
     --skip-defaults | --skip-tuned | --keep) args+=("$1"); shift ;;
     --fat-tree) args+=(--fat-tree "$2"); shift 2 ;;
+    --only) args+=(--only "$2"); shift 2 ;;
     --load) args+=(--load "$2"); shift 2 ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--load S]" >&2; exit 2 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--load S]" >&2; exit 2 ;;
   esac
 done
 

@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,16 +95,24 @@ struct PlanRows {
   std::map<std::string, Row*> stages;
 };
 
+// `only`: the faults to run (kill, loss, command; empty: all). (c) is
+// measured against the floor of (a), so that floor runs with it.
 int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults, bool skip_tuned,
-        bool keep) {
+        bool keep, const std::set<std::string>& only) {
+  auto wanted = [&](const char* fault) { return only.empty() || only.count(fault) > 0; };
   std::vector<Plan> plans;
   for (Fault fault : {Fault::kKillOpenSm, Fault::kNodeLoss}) {
+    const bool kill = fault == Fault::kKillOpenSm;
+    if (!wanted(kill ? "kill" : "loss")) {
+      if (kill && wanted("command")) plans.push_back({Contender::kFloor, fault});
+      continue;
+    }
     if (!skip_defaults) plans.push_back({Contender::kOpenSmDefaults, fault});
     if (!skip_tuned) plans.push_back({Contender::kOpenSmTuned, fault});
     plans.push_back({Contender::kFloor, fault});
     plans.push_back({Contender::kSmsupd, fault});
   }
-  plans.push_back({Contender::kSmsupd, Fault::kCommand});
+  if (wanted("command")) plans.push_back({Contender::kSmsupd, Fault::kCommand});
 
   std::deque<Row> rows;  // stable addresses
   std::vector<PlanRows> done;
@@ -198,11 +207,14 @@ int main(int argc, char** argv) {
   bool skip_tuned = false;
   bool keep = false;
   int load_seconds = 0;
+  std::set<std::string> only;
   app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs; 72x36x36: 2,592) or PODSxLEAVESxHOSTSxSPINESxCORES (10x25x40x4x8: 10,000)");
   app.add_option("-n,--trials", trials, "trials per row (default 3)")->check(CLI::PositiveNumber);
   app.add_flag("--skip-defaults", skip_defaults, "skip the OpenSM-defaults rows (~60 s per trial)");
   app.add_flag("--skip-tuned", skip_tuned, "skip the tuned-OpenSM rows");
   app.add_flag("--keep", keep, "keep every trial's fabric directory (logs)");
+  app.add_option("--only", only, "run only these faults: kill, loss, command (repeatable; command brings the kill floor)")
+      ->check(CLI::IsMember({"kill", "loss", "command"}));
   app.add_option("--load", load_seconds,
                  "instead of failovers: the MADs/s each smsupd sends over this many seconds in the steady state, "
                  "then the time of one reload --wait adding a partition of every port")
@@ -214,5 +226,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (load_seconds > 0) return smsupd::testbed::RunLoad(*topology, size, load_seconds, keep);
-  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep);
+  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only);
 }
