@@ -216,6 +216,9 @@ void Daemon::OnOpenSmLog(const OpenSmLogEvent& event) {
     failover_->SmKeyMismatchSeen();  // SM_KEY_MISMATCH (docs/failover.md)
   else if (event.kind == OpenSmLogEvent::Kind::kSubnetUp && failover_)
     failover_->SubnetUpLogged(event.line);  // a stage of the failover timeline
+  else if ((event.kind == OpenSmLogEvent::Kind::kEnteringMaster ||
+            event.kind == OpenSmLogEvent::Kind::kEnteringStandby) && failover_)
+    failover_->SmStateLogged(event.kind == OpenSmLogEvent::Kind::kEnteringMaster);
 }
 
 void Daemon::SendReady() {

@@ -36,6 +36,10 @@ struct SmEntry {
 struct LocalOpenSm {
   bool running = false;        // started (or adopted) and not yet reaped
   std::string exit_info;       // "signal 9", "exit status 1" when not running
+  // OpenSM logged "Entering MASTER state" and no "SUBNET UP" since: its first
+  // heavy sweep as master is still running. A SIGHUP now (a priority change)
+  // makes it start that sweep's discovery over.
+  bool first_sweep_running = false;
 };
 
 // SubnGet(SMInfo) of the local SM, over MADs (what OpenSM itself reports).

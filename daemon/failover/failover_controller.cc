@@ -270,7 +270,7 @@ void FailoverController::CheckPriorityApplied(const WatchRound& round) {
 
 policy::Observation FailoverController::Observe(const WatchRound& round, bool fresh_inventory) {
   policy::Observation obs;
-  obs.opensm = {opensm_running_, opensm_exit_info_};
+  obs.opensm = {opensm_running_, opensm_exit_info_, opensm_running_ && first_sweep_running_};
   if (round.local_sm)
     obs.local_sm = policy::LocalSmInfo{ToPolicy(round.local_sm->state), round.local_sm->priority,
                                        round.local_sm->act_count};
@@ -301,6 +301,7 @@ void FailoverController::Step(policy::Observation observation) {
 void FailoverController::OpenSmChanged(bool running, const std::string& exit_info) {
   opensm_running_ = running;
   opensm_exit_info_ = running ? "" : exit_info;
+  first_sweep_running_ = false;
   // Decided now, before the supervisor's back-off timer can restart it: a
   // MASTER's OpenSM that died with a STANDBY to hand over to restarts only
   // when the policy says (once the new master has swept this node).
@@ -317,6 +318,8 @@ void FailoverController::OpenSmChanged(bool running, const std::string& exit_inf
 }
 
 void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = clock_.Now(); }
+
+void FailoverController::SmStateLogged(bool master) { first_sweep_running_ = master; }
 
 void FailoverController::StopRequested() {
   stop_requested_ = true;

@@ -66,6 +66,9 @@ class FailoverController {
   void SmKeyMismatchSeen();
   // OpenSM logged "SUBNET UP" (the line, with OpenSM's own time stamp).
   void SubnetUpLogged(const std::string& line);
+  // OpenSM logged "Entering MASTER state" (master) or "Entering STANDBY
+  // state": until its next SUBNET UP a new master is in its first sweep.
+  void SmStateLogged(bool master);
   // Where the failover timeline finds the far port to watch (the farthest CA
   // port of the last subnet walk). Unset: the timeline has no far-port stage.
   using FarPortSource = std::function<std::optional<DiscoveredPort>()>;
@@ -153,6 +156,7 @@ class FailoverController {
   // OpenSM as the supervisor reports it.
   bool opensm_running_ = false;
   std::string opensm_exit_info_;
+  bool first_sweep_running_ = false;  // "Entering MASTER state", no "SUBNET UP" since
   std::optional<std::chrono::steady_clock::time_point> sm_key_mismatch_at_;
 
   // The last round, and what is carried between rounds.

@@ -70,6 +70,7 @@ void FailoverController::TimelineFromRound(const WatchRound& round) {
 }
 
 void FailoverController::SubnetUpLogged(const std::string& line) {
+  first_sweep_running_ = false;
   const auto now = WallNow();
   timeline_.SubnetUp(OpenSmLogTime(line, now).value_or(now));
   FinishTimeline();

@@ -92,14 +92,16 @@ void OpenSmController::OnSupervisorEvent(const OpenSmEvent& event) {
 
 // Partition errors end an apply; an SM_Key mismatch is split brain
 // (SM_KEY_MISMATCH, docs/failover.md); a SUBNET UP is a stage of the
-// failover timeline.
+// failover timeline; "Entering MASTER/STANDBY state" and SUBNET UP tell the
+// failover policy when a new master's first sweep is done.
 void OpenSmController::OnLogEvent(const OpenSmLogEvent& event) {
   using Kind = OpenSmLogEvent::Kind;
   if (event.kind == Kind::kPartitionConfigError)
     spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
   else if (event.kind == Kind::kSmKeyMismatch)
     spdlog::error("OPENSM_SM_KEY_MISMATCH {}", RedactSecrets(event.line));  // the peer's key
-  else if (event.kind != Kind::kSubnetUp)
+  else if (event.kind != Kind::kSubnetUp && event.kind != Kind::kEnteringMaster &&
+           event.kind != Kind::kEnteringStandby)
     return;
   if (hooks_.on_log) hooks_.on_log(event);
 }

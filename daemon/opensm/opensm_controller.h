@@ -31,7 +31,8 @@ struct OpenSmHooks {
   // Every supervisor event (OPENSM_STARTED, OPENSM_EXITED, ...).
   std::function<void(const OpenSmEvent&)> on_event;
   // The log lines others act on: partitions.conf refused (apply), SM_Key
-  // mismatch (failover). Already logged here.
+  // mismatch, SUBNET UP, Entering MASTER/STANDBY state (failover). The
+  // errors are already logged here.
   std::function<void(const OpenSmLogEvent&)> on_log;
   // An OpenSM runs (started or adopted); called on every start.
   std::function<void()> running;

@@ -305,6 +305,38 @@ TEST(PolicyStepTest, AStandbyMovesItsPriorityOnlyOnceItsPortNamesTheMaster) {
   EXPECT_EQ(set->priority, 4);
 }
 
+// A standby handed the mastership: its OpenSM is MASTER at 5 and in its
+// first heavy sweep. The raise to 15 (a SIGHUP, which would make OpenSM
+// start that sweep's discovery over) waits for the sweep's SUBNET UP, or
+// for first_sweep_hold if that line never shows.
+TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
+  for (bool subnet_up_logged : {true, false}) {
+    SCOPED_TRACE(subnet_up_logged ? "SUBNET UP logged" : "no SUBNET UP line");
+    FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+    Observation obs;
+    obs.opensm.running = true;
+    obs.opensm.first_sweep_running = true;
+    obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+    obs.local_port = LocalPort{4, 2, 2};
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kStandby, 0}, {kLocal, 2, SmState::kMaster, 5}};
+    const TimePoint handed = kT0 + Duration(1000);
+    int raised_at_ms = -1;
+    for (int ms = 0; ms <= 25000 && raised_at_ms < 0; ms += 150) {
+      if (subnet_up_logged && ms >= 2400) obs.opensm.first_sweep_running = false;
+      const Actions step = policy.Decide(obs, handed + Duration(ms));
+      const Action* set = Find(step, Action::Kind::kSetLocalPriority);
+      if (set && set->priority == 15) raised_at_ms = ms;
+    }
+    EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+    if (subnet_up_logged) {
+      EXPECT_EQ(raised_at_ms, 2400) << "raised during the first sweep, or not right after it";
+    } else {
+      EXPECT_GE(raised_at_ms, 20000) << "raised during the first sweep";
+      EXPECT_LE(raised_at_ms, 20300) << "never raised without the SUBNET UP line";
+    }
+  }
+}
+
 TEST(PolicyStepTest, AnswerResetsTheCount) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));

@@ -236,15 +236,20 @@ TEST_F(OpenSmControllerTest, LogLinesOthersActOnReachTheHookAndSweepsAreCounted)
   controller_->WatchLog();
   io_.run_for(20ms);
   std::ofstream log(dir_ + "/opensm.log", std::ios::app);
-  log << "Dec 02 21:12:24 781462 [A8CE26C0] 0x01 -> osm_prtn_make_partitions: Partition "
+  log << "Dec 02 21:12:23 100200 [A8CE26C0] 0x80 -> Entering MASTER state\n"
+      << "Dec 02 21:12:24 781462 [A8CE26C0] 0x01 -> osm_prtn_make_partitions: Partition "
          "configuration in error; retrying with default config\n"
-      << "Dec 02 21:12:24 789414 [A8CE26C0] 0x02 -> SUBNET UP\n";
+      << "Dec 02 21:12:24 789414 [A8CE26C0] 0x02 -> SUBNET UP\n"
+      << "Dec 02 21:12:30 100200 [A8CE26C0] 0x80 -> Entering STANDBY state\n";
   log.close();
   EXPECT_EQ(controller_->SweepsSeen(), 1u);
-  // The SUBNET UP goes on too: the failover timeline's subnet-up stage.
-  ASSERT_EQ(logged_.size(), 2u);
-  EXPECT_EQ(logged_[0], OpenSmLogEvent::Kind::kPartitionConfigError);
-  EXPECT_EQ(logged_[1], OpenSmLogEvent::Kind::kSubnetUp);
+  // The SUBNET UP and the state changes go on too: the failover timeline's
+  // subnet-up stage, and the end of a new master's first sweep.
+  ASSERT_EQ(logged_.size(), 4u);
+  EXPECT_EQ(logged_[0], OpenSmLogEvent::Kind::kEnteringMaster);
+  EXPECT_EQ(logged_[1], OpenSmLogEvent::Kind::kPartitionConfigError);
+  EXPECT_EQ(logged_[2], OpenSmLogEvent::Kind::kSubnetUp);
+  EXPECT_EQ(logged_[3], OpenSmLogEvent::Kind::kEnteringStandby);
 }
 
 }  // namespace
