@@ -281,6 +281,29 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandby
   EXPECT_EQ(answer->second["to"], FormatGuid(kRemote));
 }
 
+// A standby handed the mastership raises itself to 15 only once its OpenSM
+// logged the first sweep's SUBNET UP: a SIGHUP during that sweep would make
+// OpenSM start its discovery over.
+TEST_F(FailoverControllerTest, ANewMasterRaisesItsPriorityOnceItsFirstSweepIsLogged) {
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
+  fabric_->AddSm(1, {kRemote, 0, 0, 15, SmState::kMaster});
+  fabric_->AddSm(2, {kLocal, 0, 0, 5, SmState::kStandby});
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
+  // The old master yielded (priority 0) and handed over to this SM.
+  fabric_->AddSm(1, {kRemote, 0, 0, 0, SmState::kStandby});
+  fabric_->AddSm(2, {kLocal, 0, 0, 5, SmState::kMaster});
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
+  controller_->SmStateLogged(true);
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
+  ASSERT_TRUE(RunRounds(150));  // three inventory intervals: the list shows no other MASTER
+  for (int priority : seen_.priorities) EXPECT_NE(priority, 15) << "raised during the first sweep";
+  controller_->SubnetUpLogged("Dec 04 02:39:47 597200 [300016C0] 0x02 -> SUBNET UP");
+  ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty() && seen_.priorities.back() == 15; }))
+      << "not raised after the first sweep";
+}
+
 TEST_F(FailoverControllerTest, FailoverWithoutAStandbyIsRefusedWithTheReason) {
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
   fabric_->AddSm(2, {kLocal, 0, 0, 15, SmState::kMaster});
