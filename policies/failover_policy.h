@@ -205,7 +205,8 @@ class FailoverPolicy {
   // when that SM shows as the master, or at `deadline`.
   struct PendingRestart {
     Guid new_master = 0;
-    TimePoint deadline{};
+    TimePoint since{};     // the exit
+    TimePoint deadline{};  // takeover_timeout after it
   };
   std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down

@@ -59,8 +59,10 @@ struct PolicyConfig {
   Duration problem_settle{1000};        // a problem must last this long
   // The local OpenSM runs but its SMInfo goes unanswered this long: hung.
   Duration local_silent_timeout{5000};
-  // A new MASTER raises its priority only after its first heavy sweep
-  // ("SUBNET UP"), or after this long if that line never shows.
+  // How long a new master's first heavy sweep may take. A new MASTER raises
+  // its priority only after that sweep's "SUBNET UP", or after this long if
+  // the line never shows; a dead master's OpenSM, while the new master is
+  // seen MASTER, restarts once that sweep reached its port, or after this.
   Duration first_sweep_hold{20000};
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;

@@ -15,8 +15,9 @@ namespace smsupd {
 namespace {
 
 // A held restart (HoldRestart) goes on by itself after this long: the
-// policy's own deadline is takeover_timeout (3 s).
-constexpr std::chrono::seconds kRestartHoldLimit{10};
+// policy's own deadline is takeover_timeout (3 s), or first_sweep_hold
+// (20 s) while the new master is seen MASTER.
+constexpr std::chrono::seconds kRestartHoldLimit{30};
 
 // How often OpenSM's log is read for the lines the daemon acts on.
 constexpr std::chrono::milliseconds kLogPollInterval{100};

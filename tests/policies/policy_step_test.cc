@@ -337,6 +337,54 @@ TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
   }
 }
 
+// A MASTER whose OpenSM died hands over to the standby and restarts its
+// own OpenSM once the new master's first sweep reached this node (its
+// port's SM LID names it). The wait ends at takeover_timeout if the new
+// master never shows MASTER; while an SM list taken after the exit shows it
+// MASTER, the wait goes on up to first_sweep_hold (large fabrics sweep
+// longer than takeover_timeout).
+TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaster) {
+  enum class NewMaster { kSweepsThisNodeAt6s, kMasterButNeverSweepsThisNode, kNeverMaster };
+  for (NewMaster variant : {NewMaster::kSweepsThisNodeAt6s, NewMaster::kMasterButNeverSweepsThisNode,
+                            NewMaster::kNeverMaster}) {
+    SCOPED_TRACE(static_cast<int>(variant));
+    FailoverPolicy policy(Config(Role::kMaster), kT0);
+    Observation obs;
+    obs.opensm.running = true;
+    obs.local_sm = LocalSmInfo{SmState::kMaster, 15, 1};
+    obs.local_port = LocalPort{4, 2, 2};
+    obs.sms = std::vector<SmEntry>{{kLocal, 2, SmState::kMaster, 15}, {kPeer, 1, SmState::kStandby, 5}};
+    policy.Decide(obs, kT0);
+    ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+    const TimePoint exited = kT0 + Duration(1000);
+    obs.opensm = LocalOpenSm{false, "signal 9"};
+    obs.local_sm.reset();
+    obs.sms.reset();
+    ASSERT_NE(Find(policy.Decide(obs, exited), Action::Kind::kSendHandover), nullptr);
+    int restarted_at_ms = -1;
+    for (int ms = 150; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
+      const SmState peer = variant == NewMaster::kNeverMaster ? SmState::kStandby : SmState::kMaster;
+      obs.sms = std::vector<SmEntry>{{kPeer, 1, peer, 5}};
+      if (variant == NewMaster::kSweepsThisNodeAt6s && ms >= 6000) {
+        obs.local_port = LocalPort{4, 2, 1};
+        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, 100, std::nullopt};
+      }
+      if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+    }
+    switch (variant) {
+      case NewMaster::kSweepsThisNodeAt6s: EXPECT_EQ(restarted_at_ms, 6000); break;
+      case NewMaster::kMasterButNeverSweepsThisNode:
+        EXPECT_GE(restarted_at_ms, 20000);
+        EXPECT_LE(restarted_at_ms, 20150);
+        break;
+      case NewMaster::kNeverMaster:
+        EXPECT_GE(restarted_at_ms, 3000);
+        EXPECT_LE(restarted_at_ms, 3150);
+        break;
+    }
+  }
+}
+
 TEST(PolicyStepTest, AnswerResetsTheCount) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));
