@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "tests/testbed/topology_generators.h"
@@ -29,8 +30,11 @@ Result<uint32_t> ActCount(FabricProbe& probe, uint16_t lid) {
 }  // namespace
 
 void BusyMasterTest::RunBusyMaster(milliseconds duration) {
-  Result<Topology> large = MakeFatTree(36, 18, 18);
+  // SMSUPD_BUSY_FAT_TREE=72x36x36 (or PxLxHxSxC) runs it on a larger tree.
+  const char* spec = std::getenv("SMSUPD_BUSY_FAT_TREE");
+  Result<Topology> large = spec && *spec ? MakeFatTreeFromSpec(spec) : MakeFatTree(36, 18, 18);
   ASSERT_TRUE(large.ok()) << large.error().message;
+  const size_t large_nodes = large->Cas().size() + large->Switches().size();
   ASSERT_NO_FATAL_FAILURE(StartPair({}, std::move(*large)));
   const std::optional<pid_t> opensm = master().OpenSmPid();
   ASSERT_TRUE(opensm.has_value()) << "no OpenSM pid for " << master_name();
@@ -57,7 +61,7 @@ void BusyMasterTest::RunBusyMaster(milliseconds duration) {
   Result<uint32_t> act_after = ActCount(bed().probe(), bed().LidOf(master_name()));
   ASSERT_TRUE(act_after.ok()) << act_after.error().message;
   const uint32_t sent = *act_after - *act_before;
-  std::cerr << "busy master: " << sweeps << " forced heavy sweeps, " << sent << " SMPs sent by the master, "
+  std::cerr << "busy master on " << large_nodes << " nodes: " << sweeps << " forced heavy sweeps, " << sent << " SMPs sent by the master, "
             << reads << " SMInfo reads of the standby over " << duration.count() << " ms\n";
   // The master really was busy: most of the forced sweeps went out.
   EXPECT_GE(sent, static_cast<uint32_t>(sweeps / 2) * kMadsPerSweep);

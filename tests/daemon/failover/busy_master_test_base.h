@@ -1,5 +1,6 @@
 // A busy master is never taken over: the master's OpenSM runs one forced
-// heavy sweep of the 648-HCA fat tree after another (SIGHUP every 2 s), so
+// heavy sweep of the 648-HCA fat tree (SMSUPD_BUSY_FAT_TREE: another size,
+// e.g. 72x36x36) after another (SIGHUP every 2 s), so
 // its SMInfo answers queue behind thousands of sweep MADs and come late,
 // while it still serves the subnet. For the whole run the standby must never
 // be MASTER, and the master must still be the only MASTER afterwards.
