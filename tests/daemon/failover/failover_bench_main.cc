@@ -9,7 +9,7 @@
 //   (b) loss of the master node: shown beside its floor, no target (the
 //       loss must first be detected; the floor is told at the instant)
 //   (c) smctl failover --wait: far HCA sees the new MASTER, every trial
-//       <= 2 x the floor's median for (a)
+//       <= 2 x the floor's median for (a), and never a moment without MASTER
 //   the master loss in `smctl events` on the standby   < 1 s
 // and the median of each stage of smsupd's failover timeline (ms after the
 // fault), which names where the time between the floor and smsupd goes.
@@ -92,6 +92,7 @@ struct PlanRows {
   Plan plan{};
   Row* far = nullptr;
   Row* command = nullptr;
+  Row* no_master = nullptr;  // (c): the monitor's longest stretch without MASTER
   std::map<std::string, Row*> stages;
 };
 
@@ -125,7 +126,11 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
     PlanRows plan_rows;
     plan_rows.plan = plan;
     plan_rows.far = &rows.emplace_back(Named(base + ", far HCA sees MASTER"));
-    if (plan.fault == Fault::kCommand) plan_rows.command = &rows.emplace_back(Named(base + ", smctl --wait returned"));
+    if (plan.fault == Fault::kCommand) {
+      plan_rows.command = &rows.emplace_back(Named(base + ", smctl --wait returned"));
+      plan_rows.no_master = &rows.emplace_back(Named(base + ", longest time without MASTER (100 ms reads)"));
+      plan_rows.no_master->max_limit = 0;
+    }
     for (int trial = 1; trial <= trials; ++trial) {
       TrialResult r = RunTrial(topology, plan.contender, plan.fault, options);
       std::string stages_text;
@@ -139,6 +144,10 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       }
       plan_rows.far->values.push_back(r.far_ms);
       if (plan_rows.command) plan_rows.command->values.push_back(r.command_ms);
+      if (plan_rows.no_master) {
+        if (r.no_master_ms >= 0) plan_rows.no_master->values.push_back(r.no_master_ms);
+        else ++plan_rows.no_master->failures;  // the monitor never saw a MASTER: nothing was measured
+      }
       for (const auto& [stage, ms] : r.stages) {
         Row*& row = plan_rows.stages[stage];
         if (!row) row = &rows.emplace_back(Named("  " + std::string(FaultName(plan.fault)).substr(0, 3) + " timeline, " + stage));

@@ -173,13 +173,20 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
 }
 
 // (c): smctl failover --wait runs on its own thread while this one watches
-// the far HCA; both are timed from the moment smctl starts.
-Status CommandFault(FailoverBed& bed, Clock::time_point& t0, TrialResult& result, milliseconds deadline) {
+// the far HCA; both are timed from the moment smctl starts. A monitor of its
+// own (two SMInfo reads every 100 ms) looks for a moment without MASTER.
+Status CommandFault(SimulatedFabric& fabric, FailoverBed& bed, Clock::time_point& t0, TrialResult& result,
+                    milliseconds deadline) {
   SmctlResult command;
+  MasterMonitor monitor(fabric, {{bed.master_name(), bed.LidOf(bed.master_name())},
+                                       {bed.standby_name(), bed.LidOf(bed.standby_name())}});
+  monitor.Start();
   t0 = Clock::now();
   std::thread smctl([&] { command = bed.master().Smctl({"failover", "--wait", "--timeout", "20"}); });
   Result<long> far = WaitFarSeesNewMaster(bed.probe(), bed.LidOf(bed.master_name()), t0, deadline);
   smctl.join();
+  const MonitorReport seen = monitor.Stop();
+  result.no_master_ms = seen.first_master_ms < 0 ? -1 : static_cast<long>(seen.longest_no_master.count());
   if (command.exit_code != 0) return Error{"smctl failover: " + command.Describe()};
   result.command_ms = static_cast<long>(command.elapsed.count());
   if (!far) return Error{far.error().message};
@@ -201,7 +208,7 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   const SystemClock::time_point wall0 = SystemClock::now();
   Clock::time_point t0 = Clock::now();
   if (fault == Fault::kCommand) {
-    if (Status s = CommandFault(bed, t0, result, options.deadline); !s)
+    if (Status s = CommandFault(fabric, bed, t0, result, options.deadline); !s)
       return Failed(result, s.message() + "\n" + bed.Diagnostics());
     CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
     CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);

@@ -36,6 +36,9 @@ struct TrialResult {
   std::string error;
   long far_ms = -1;      // fault -> the far HCA points at a (new) MASTER
   long command_ms = -1;  // (c): smctl failover --wait returned (exit 0)
+  // (c): the longest stretch in which neither SM answered MASTER (a monitor
+  // reading both every 100 ms, a "none" confirmed by a reversed pass).
+  long no_master_ms = -1;
   long event_ms = -1;    // smsupd (a)/(b): fault -> the loss's event time on the standby's smctl events
   std::string event_kind;
   // smsupd: the stages of the nodes' failover-timeline events as ms after
