@@ -143,6 +143,31 @@ void FailoverPolicy::UpdateTimers() {
     act_count_ = w->act_count;
     act_changed_at_ = now_;
   }
+  ExtendHandoverWhileSweeping();
+}
+
+// A yielding MASTER hands over only at the end of the discovery of the heavy
+// sweep the yield's SIGHUP started; on 10,000 HCAs that discovery alone took
+// longer than handover_timeout (5 s) and every `smctl failover` failed.
+// While the local OpenSM is still MASTER and its SMInfo ActCount (every MAD
+// it has sent, answers to SMInfo polls too) rises faster than polls explain,
+// it is still sweeping: the deadline moves to handover_timeout after the
+// last such rise, never past handover_sweep_limit after the yield. An
+// OpenSM that only answers polls fails at handover_timeout.
+void FailoverPolicy::ExtendHandoverWhileSweeping() {
+  const auto& local = observation_->local_sm;
+  if (!local) return;
+  bool sweeping = false;
+  if (local_act_count_) {
+    const double seconds = std::chrono::duration<double>(now_ - local_act_at_).count();
+    const std::uint32_t rise = local->act_count - *local_act_count_;  // wraps like the counter
+    sweeping = seconds > 0 && rise / seconds >= kSweepingSmpsPerSecond;
+  }
+  local_act_count_ = local->act_count;
+  local_act_at_ = now_;
+  if (state_ != SupervisorState::kHandingOver || local->state != SmState::kMaster || !sweeping) return;
+  deadline_ = std::max(deadline_, std::min(now_ + config_.handover_timeout,
+                                           entered_at_ + config_.handover_sweep_limit));
 }
 
 bool FailoverPolicy::MasterLostDue() const {

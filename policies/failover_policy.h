@@ -107,6 +107,7 @@ class FailoverPolicy {
   void ConsumeOneShot(PolicyEvent event);
   void Enter(SupervisorState next, PolicyEvent event);
   void ReconcilePriority();
+  void ExtendHandoverWhileSweeping();
   void RestartAfterHandover();
   void StepDownWhenIsolated();
   void UpdateProblems();
@@ -187,6 +188,11 @@ class FailoverPolicy {
   bool hang_acted_ = false;  // StopOpenSm sent for the current silence
   Guid act_guid_ = 0;
   std::uint32_t act_count_ = 0;
+  std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen
+  TimePoint local_act_at_{};                     // ... at this step
+  // Polls (both smsupds, the inventory) make an idle OpenSM send ~20 MADs/s;
+  // a heavy sweep sends thousands.
+  static constexpr double kSweepingSmpsPerSecond = 100;
   TimePoint act_changed_at_;
   TimePoint standby_since_;
 

@@ -54,6 +54,9 @@ struct PolicyConfig {
   Duration standby_cold_start_wait{6000};
   Duration takeover_timeout{3000};      // HANDOVER to self until MASTER
   Duration handover_timeout{5000};      // yield until the target is MASTER
+  // ... moved on while the yielding OpenSM keeps sending SMPs (its heavy
+  // sweep runs), up to this long after the yield.
+  Duration handover_sweep_limit{60000};
   Duration stop_timeout{10000};         // StopOpenSm until the child is gone
   Duration act_count_stall{10000};      // master answers, ActCount frozen
   Duration problem_settle{1000};        // a problem must last this long

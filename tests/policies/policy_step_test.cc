@@ -385,6 +385,55 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
   }
 }
 
+// smctl failover on the MASTER: priority 0 + SIGHUP, and OpenSM hands over
+// at the end of the discovery of the sweep that starts. On a large fabric
+// that discovery outlasts handover_timeout: while the local OpenSM is still
+// MASTER and its ActCount rises faster than polls explain, the deadline
+// moves on (handover_timeout after the last such rise), up to
+// handover_sweep_limit.
+TEST(PolicyStepTest, AYieldingMasterWaitsWhileItsOpenSmStillSweeps) {
+  enum class Sweep { kEndsAt8s, kNeverEnds, kNone };
+  for (Sweep sweep : {Sweep::kEndsAt8s, Sweep::kNeverEnds, Sweep::kNone}) {
+    SCOPED_TRACE(static_cast<int>(sweep));
+    FailoverPolicy policy(Config(Role::kMaster), kT0);
+    Observation obs;
+    obs.opensm.running = true;
+    obs.local_sm = LocalSmInfo{SmState::kMaster, 15, 1};
+    obs.local_port = LocalPort{4, 2, 2};
+    obs.sms = std::vector<SmEntry>{{kLocal, 2, SmState::kMaster, 15}, {kPeer, 1, SmState::kStandby, 5}};
+    policy.Decide(obs, kT0);
+    ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+    obs.command = OperatorCommand{};
+    const TimePoint yielded = kT0 + Duration(1000);
+    policy.Decide(obs, yielded);
+    ASSERT_EQ(policy.state(), SupervisorState::kHandingOver);
+    obs.command.reset();
+    obs.local_sm->priority = 0;
+    int gave_up_at_ms = -1;
+    for (int ms = 150; ms <= 70000 && gave_up_at_ms < 0; ms += 150) {
+      const bool sweeping = sweep == Sweep::kNeverEnds || (sweep == Sweep::kEndsAt8s && ms <= 8000);
+      obs.local_sm->act_count += sweeping ? 400 : 2;  // a sweep's SMPs, or answers to polls
+      policy.Decide(obs, yielded + Duration(ms));
+      if (policy.state() != SupervisorState::kHandingOver) gave_up_at_ms = ms;
+    }
+    EXPECT_EQ(policy.state(), SupervisorState::kMaster) << "the failed handover restores the master";
+    switch (sweep) {
+      case Sweep::kEndsAt8s:
+        EXPECT_GE(gave_up_at_ms, 13000);
+        EXPECT_LE(gave_up_at_ms, 13150);
+        break;
+      case Sweep::kNeverEnds:
+        EXPECT_GE(gave_up_at_ms, 60000);
+        EXPECT_LE(gave_up_at_ms, 60150);
+        break;
+      case Sweep::kNone:
+        EXPECT_GE(gave_up_at_ms, 5000);
+        EXPECT_LE(gave_up_at_ms, 5150);
+        break;
+    }
+  }
+}
+
 TEST(PolicyStepTest, AnswerResetsTheCount) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   policy.Decide(StandbyUnder(2, false), kT0 + Duration(150));
