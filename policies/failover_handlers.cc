@@ -90,7 +90,7 @@ bool FailoverPolicy::OnOpenSmExited() {
       // An operator's restart-opensm starts again at once; any other exit
       // waits for the new master.
       if (!restarting_) {
-        restart_after_handover_ = PendingRestart{best->guid, now_, now_ + config_.takeover_timeout};
+        restart_after_handover_ = PendingRestart{best->guid, now_};
         deferred = true;
       }
     } else {

@@ -268,8 +268,8 @@ void FailoverPolicy::RestartAfterHandover() {
   const auto master = RemoteMaster();
   const bool serving = master && master->guid == restart_after_handover_->new_master &&
                        sms_fresh_at_ > restart_after_handover_->since;
-  const TimePoint deadline = serving ? restart_after_handover_->since + config_.first_sweep_hold
-                                     : restart_after_handover_->deadline;
+  const TimePoint deadline =
+      restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
   if (!shown && now_ < deadline) return;
   restart_after_handover_.reset();
   const int priority = StartPriority(config_, master);

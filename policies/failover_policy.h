@@ -211,8 +211,7 @@ class FailoverPolicy {
   // when that SM shows as the master, or at `deadline`.
   struct PendingRestart {
     Guid new_master = 0;
-    TimePoint since{};     // the exit
-    TimePoint deadline{};  // takeover_timeout after it
+    TimePoint since{};  // the exit
   };
   std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
