@@ -203,7 +203,8 @@ void Daemon::OnOpenSmEvent(const OpenSmEvent& event) {
   if (failover_) {
     if (event.kind == "OPENSM_STARTED" || event.kind == "OPENSM_ADOPTED")
       failover_->OpenSmChanged(true, "");
-    else if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_STOPPED")
+    else if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_STOPPED" ||
+             event.kind == "OPENSM_KILLED_AFTER_HANDOVER")
       failover_->OpenSmChanged(false, opensm_->Snapshot().last_exit);
   }
   status_.Publish();

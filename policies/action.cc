@@ -20,6 +20,12 @@ Action Action::SendHandover(Guid guid, std::uint16_t lid, std::string why) {
   return a;
 }
 
+Action Action::HandOverThenKill(Guid guid, std::uint16_t lid, std::string why) {
+  Action a = SendHandover(guid, lid, std::move(why));
+  a.kind = Kind::kHandOverThenKill;
+  return a;
+}
+
 Action Action::TakeOver(std::string why) {
   Action a;
   a.kind = Kind::kTakeOver;
@@ -90,6 +96,9 @@ std::string Action::Describe() const {
       return "SetLocalPriority(" + std::to_string(priority) + ")";
     case Kind::kSendHandover:
       return "SendHandover(" + FormatGuid(target_guid) + ", lid " +
+             std::to_string(target_lid) + ": " + text + ")";
+    case Kind::kHandOverThenKill:
+      return "HandOverThenKill(" + FormatGuid(target_guid) + ", lid " +
              std::to_string(target_lid) + ": " + text + ")";
     case Kind::kTakeOver: return "TakeOver(" + text + ")";
     case Kind::kStartOpenSm: return "StartOpenSm(" + std::to_string(priority) + ")";

@@ -23,6 +23,15 @@ struct Action {
     // sweep there, after which OpenSM hands over to a higher-ranked MASTER
     // (osm_sm_state_mgr.c, MASTER + HANDOVER).
     kSendHandover,
+    // smctl failover on the MASTER: SubnSet(SMInfo HANDOVER) to the STANDBY
+    // target_lid/target_guid, and once it answers (status 0: OpenSM answers
+    // before it turns MASTER, osm_sminfo_rcv.c), SIGKILL the local OpenSM at
+    // once (LocalSmControl::KillAfterHandover). The new master's first sweep
+    // then finds no second MASTER here, which it would hand back to after
+    // that sweep. One sweep instead of two (the yield's, then the new
+    // master's). If the HANDOVER fails nothing is killed, and the next
+    // observation says so (direct_handover_failed).
+    kHandOverThenKill,
     // Make the local OpenSM MASTER now: SubnSet(SMInfo HANDOVER) to the local
     // SM's own LID (STANDBY + HANDOVER -> MASTER, osm_sm_state_mgr.c).
     kTakeOver,
@@ -53,6 +62,7 @@ struct Action {
 
   static Action SetLocalPriority(int priority);
   static Action SendHandover(Guid guid, std::uint16_t lid, std::string why);
+  static Action HandOverThenKill(Guid guid, std::uint16_t lid, std::string why);
   static Action TakeOver(std::string why);
   static Action StartOpenSm(int priority);
   static Action RestartOpenSm(int priority);

@@ -1,10 +1,16 @@
 // `smctl failover [--to GUID]`: a controlled handover with no moment without
-// a master. The MASTER lowers its own priority to 0 and SIGHUPs OpenSM; the
-// heavy sweep that follows finds a higher SM and hands over to it
-// (osm_state_mgr.c: state_mgr_get_highest_sm, state_mgr_send_handover). The
-// old master stays MASTER until the target has taken over, and the reply is
-// sent only once the fabric shows the new MASTER. Run on a STANDBY, the
-// command becomes a claim that the master's smsupd serves the same way.
+// a master. The MASTER's smsupd sends the HANDOVER to the target itself and,
+// once the target has answered it (and so turns MASTER), kills the local
+// OpenSM at once (Action::kHandOverThenKill): the new master's first sweep
+// is the only sweep, and it finds no second MASTER to hand back to. The
+// killed OpenSM starts again as a standby once the new master's sweep has
+// reached this node; the reply is sent then. Letting OpenSM hand over by
+// itself (priority 0 and a SIGHUP: the heavy sweep that follows finds a
+// higher SM and hands over to it, osm_state_mgr.c) costs a whole sweep of
+// the old master before the new master's: twice the floor on 2,592 HCAs.
+// That yield remains the path when the HANDOVER is not answered, and for a
+// claim: run on a STANDBY, the command becomes a claim that the master's
+// smsupd serves by yielding.
 #include "policies/failover_policy.h"
 #include "policies/priority_plan.h"
 
@@ -39,6 +45,7 @@ bool FailoverPolicy::OnFailoverCommand() {
   handover_target_ = chosen;
   handover_reason_ = "operator failover";
   operator_waiting_ = true;
+  direct_handover_ = chosen->lid != 0;  // no LID to send it to: the yield
   // No flip back: a preempting master that was moved away on purpose stops
   // claiming until it is master again.
   parked_ = config_.preempt && config_.role == Role::kMaster;

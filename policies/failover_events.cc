@@ -237,7 +237,9 @@ std::optional<SmEntry> FailoverPolicy::Claimer() const {
 }
 
 bool FailoverPolicy::HandoverCompleteDue() const {
-  if (state_ != SupervisorState::kHandingOver || LocalState() == SmState::kMaster)
+  // A HandOverThenKill ends with the local OpenSM's exit (OnOpenSmExited).
+  if (state_ != SupervisorState::kHandingOver || LocalState() == SmState::kMaster ||
+      direct_handover_)
     return false;
   const auto& w = observation_->master;
   for (const SmEntry& m : Masters()) {

@@ -2,6 +2,9 @@
 // returns the guard of its transition (true: the table's `to`, false: its
 // `otherwise`); the table alone decides which pairs are legal.
 #include "policies/failover_policy.h"
+
+#include <utility>
+
 #include "policies/priority_plan.h"
 
 namespace smsupd::policy {
@@ -82,6 +85,13 @@ bool FailoverPolicy::OnOpenSmExited() {
     return true;
   }
   bool deferred = false;
+  if (state_ == SupervisorState::kHandingOver && direct_handover_ && handover_target_) {
+    // smctl failover killed it after its HANDOVER was answered: the target
+    // is MASTER already (a second HANDOVER would only restart its sweep).
+    restart_after_handover_ = PendingRestart{handover_target_->guid, now_};
+    reply_when_shown_ = std::exchange(operator_waiting_, false);
+    return true;  // RestartAfterHandover starts it, and replies
+  }
   if (was_master) {
     if (auto best = BestStandby(view_, config_.local_guid)) {
       Emit(Action::SendHandover(best->guid, best->lid, "local MASTER OpenSM exited (" + info + ")"));

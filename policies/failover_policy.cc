@@ -1,6 +1,7 @@
 #include "policies/failover_policy.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "policies/priority_plan.h"
 
@@ -96,6 +97,25 @@ void FailoverPolicy::Absorb(const Observation& observation) {
   for (const SmEntry& sm : view_)
     if (sm.guid != config_.local_guid && sm.state != SmState::kNotActive) peer_active_at_ = now_;
   UpdateTimers();
+  YieldIfHandoverFailed();
+}
+
+// The HANDOVER of a HandOverThenKill was not answered (or refused): OpenSM
+// still runs as MASTER and nobody else took over. Hand over the slow way:
+// priority 0 and a SIGHUP, OpenSM's own HANDOVER at the end of its sweep,
+// with the handover deadline counted from now.
+void FailoverPolicy::YieldIfHandoverFailed() {
+  if (!observation_->direct_handover_failed || state_ != SupervisorState::kHandingOver ||
+      !direct_handover_)
+    return;
+  direct_handover_ = false;
+  deadline_ = now_ + config_.handover_timeout;
+  Emit(Action::EmitEvent("HANDOVER_NOT_ANSWERED",
+                         "the HANDOVER to " +
+                             (handover_target_ ? FormatGuid(handover_target_->guid) : "?") +
+                             " was not answered; OpenSM hands over by itself (priority " +
+                             std::to_string(kYieldPriority) + ")"));
+  SetPriority(kYieldPriority);
 }
 
 void FailoverPolicy::Apply(PolicyEvent event) {
@@ -142,7 +162,11 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
       break;
     case SupervisorState::kHandingOver:
       deadline_ = now_ + config_.handover_timeout;
-      SetPriority(kYieldPriority);
+      if (direct_handover_ && handover_target_)
+        Emit(Action::HandOverThenKill(handover_target_->guid, handover_target_->lid,
+                                      handover_reason_));
+      else
+        SetPriority(kYieldPriority);
       break;
     case SupervisorState::kStopping:
       deadline_ = now_ + config_.stop_timeout;
@@ -162,6 +186,7 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
   if (next != SupervisorState::kHandingOver && next != SupervisorState::kStopping) {
     handover_target_.reset();
     operator_waiting_ = false;
+    direct_handover_ = false;
   }
   ReplyWhenRestarted(next);
   if (operator_claim_) {
@@ -261,6 +286,9 @@ void FailoverPolicy::RestartAfterHandover() {
   if (!restart_after_handover_) return;
   if (state_ != SupervisorState::kRecovering || observation_->opensm.running || stopping_) {
     restart_after_handover_.reset();  // stopped, or started by another path meanwhile
+    if (std::exchange(reply_when_shown_, false))
+      Emit(Action::Reply(false, std::string("failover interrupted: this SM is ") +
+                                    SupervisorStateName(state_)));
     return;
   }
   const auto& watched = observation_->master;
@@ -271,7 +299,20 @@ void FailoverPolicy::RestartAfterHandover() {
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
   if (!shown && now_ < deadline) return;
+  const Guid new_master = restart_after_handover_->new_master;
   restart_after_handover_.reset();
+  if (std::exchange(reply_when_shown_, false)) {
+    // smctl failover's HandOverThenKill: done once the new master serves.
+    if (shown || serving) {
+      problems_.ClearSticky(kProblemHandoverFailed);
+      Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + FormatGuid(new_master)));
+      Emit(Action::Reply(true, "mastership handed over to " + FormatGuid(new_master) +
+                                   "; the local OpenSM starts again as a standby"));
+    } else {
+      Emit(Action::Reply(false, FormatGuid(new_master) + " answered the HANDOVER but is not seen "
+                                "as MASTER; the local OpenSM starts again"));
+    }
+  }
   const int priority = StartPriority(config_, master);
   commanded_priority_ = priority;
   Emit(Action::RestartOpenSm(priority));

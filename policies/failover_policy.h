@@ -23,6 +23,10 @@
 //   HANDING_OVER --MASTER_LOST / NO_MASTER (the new master died; no stop)--> TAKING_OVER
 //                                               (stop pending: -> STOPPING)
 //
+//   FAILOVER on the MASTER enters HANDING_OVER with HandOverThenKill instead
+//   of the yield (the yield only if its HANDOVER is not answered); the kill's
+//   OPENSM_EXITED leads to RECOVERING with no second HANDOVER, and the
+//   restart and the reply wait for the new master to show on the local port.
 //   any state with OpenSM running --OPENSM_EXITED--> RECOVERING
 //        (from MASTER: SendHandover to the best STANDBY first; RestartOpenSm at a
 //         standby priority in every case)   RECOVERING --OPENSM_STARTED--> NOTACTIVE
@@ -108,6 +112,7 @@ class FailoverPolicy {
   void Enter(SupervisorState next, PolicyEvent event);
   void ReconcilePriority();
   void ExtendHandoverWhileSweeping();
+  void YieldIfHandoverFailed();
   void RestartAfterHandover();
   void StepDownWhenIsolated();
   void UpdateProblems();
@@ -203,6 +208,11 @@ class FailoverPolicy {
   bool restarting_ = false;        // restart OpenSM once handed over / once it exits
   bool restart_waiting_ = false;   // a restart command awaits its reply (wait)
   bool operator_waiting_ = false;  // a failover command awaits its reply
+  // smctl failover on the MASTER: HandOverThenKill, not the yield.
+  bool direct_handover_ = false;
+  // ... and its OpenSM is gone: the reply waits for the new master to show
+  // on the local port (RestartAfterHandover).
+  bool reply_when_shown_ = false;
   bool parked_ = false;            // preempt claim suspended (operator moved us)
   bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
   bool preempt_blocked_reported_ = false;

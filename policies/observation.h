@@ -94,6 +94,9 @@ struct Observation {
   std::optional<std::vector<SmEntry>> sms;
   bool sm_key_mismatch = false;  // OpenSM logged ERR 2F18 recently
   std::optional<OperatorCommand> command;  // delivered in exactly one step
+  // A HandOverThenKill's HANDOVER went unanswered or was refused: OpenSM was
+  // not killed and is still MASTER. Delivered in exactly one step.
+  bool direct_handover_failed = false;
 };
 
 }  // namespace smsupd::policy

@@ -17,6 +17,22 @@ constexpr std::chrono::milliseconds kHandoverDeadline{1000};
 
 std::string GuidOrEmpty(Guid guid) { return guid != 0 ? FormatGuid(guid) : ""; }
 
+// OpenSM answers a HANDOVER before it changes state (osm_sminfo_rcv.c), so
+// an answer says it accepted; before the local OpenSM is killed for it, the
+// target's own SMInfo must say MASTER. A few reads: the state change follows
+// the answer within microseconds, but on another of OpenSM's threads.
+constexpr int kMasterChecks = 3;
+
+Status TargetIsMaster(Fabric& fabric, std::uint16_t lid) {
+  std::string seen = "no answer";
+  for (int i = 0; i < kMasterChecks; ++i) {
+    Result<SmInfo> sm = fabric.GetSmInfo(lid);
+    if (sm && sm->state == SmState::kMaster) return Status::Ok();
+    seen = sm ? std::string(SmStateName(sm->state)) : sm.error().message;
+  }
+  return Error{"the HANDOVER was answered, but the target is not MASTER (" + seen + ")"};
+}
+
 }  // namespace
 
 void FailoverController::Execute(const policy::Action& action) {
@@ -27,6 +43,9 @@ void FailoverController::Execute(const policy::Action& action) {
   switch (action.kind) {
     case Kind::kSetLocalPriority: local_sm_.SetPriority(action.priority); break;
     case Kind::kSendHandover: SendHandover(action.target_lid, action.target_guid, action.text); break;
+    case Kind::kHandOverThenKill:
+      SendHandover(action.target_lid, action.target_guid, action.text, /*then_kill=*/true);
+      break;
     case Kind::kTakeOver: {
       const uint16_t lid = last_round_.local_port ? last_round_.local_port->lid : 0;
       SendHandover(lid, policy_.config().local_guid, action.text);
@@ -51,10 +70,16 @@ void FailoverController::Execute(const policy::Action& action) {
 
 // SubnSet(SMInfo HANDOVER) carrying the local SM's SMInfo (its real port
 // GUID, never 0: docs/opensm-behaviour.md "SMInfo Set: HANDOVER and the GUID-0 trap") to `lid`; to
-// the local LID it is a take-over.
-void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::string& why) {
+// the local LID it is a take-over. `then_kill`: the local OpenSM is killed
+// the moment the answer arrives (the target is MASTER by then), before the
+// new master's sweep can find it; without an answer it is left running and
+// the next observation says so.
+void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::string& why,
+                                      bool then_kill) {
   if (lid == 0) {
     Report("HANDOVER_NOT_SENT", "no LID for " + FormatGuid(guid) + ": " + why);
+    direct_handover_failed_ = then_kill;
+    PollSoon();
     return;
   }
   SmInfo payload;
@@ -65,13 +90,18 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
   if (last_round_.local_sm) payload.act_count = last_round_.local_sm->act_count;
   spdlog::info("HANDOVER_SENDING to {} LID {}: {}", FormatGuid(guid), lid, why);
   worker_.Submit(
-      [lid, payload](Fabric& fabric) { return fabric.SendHandover(lid, payload); },
-      [this, lid, guid](Status sent) {
+      [lid, payload, then_kill](Fabric& fabric) {
+        Status sent = fabric.SendHandover(lid, payload);
+        return sent && then_kill ? TargetIsMaster(fabric, lid) : sent;
+      },
+      [this, lid, guid, then_kill](Status sent) {
         if (!sent) {
           spdlog::error("HANDOVER_SEND_FAILED to {} LID {}: {}", FormatGuid(guid), lid,
                         sent.message());
           Report("HANDOVER_SEND_FAILED", FormatGuid(guid) + ": " + sent.message());
+          direct_handover_failed_ = then_kill;
         } else {
+          if (then_kill) local_sm_.KillAfterHandover();
           timeline_.HandoverSent(std::chrono::system_clock::now());
         }
         PollSoon();

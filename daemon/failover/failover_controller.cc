@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/problems.h"
 
@@ -279,6 +280,7 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
                                        round.local_port->sm_lid};
   obs.master = watch_;
   if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
+  obs.direct_handover_failed = std::exchange(direct_handover_failed_, false);
   obs.sm_key_mismatch = sm_key_mismatch_at_ &&
                         clock_.Now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
   // A command is decided on a round that took the inventory: the SMs it

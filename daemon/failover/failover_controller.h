@@ -110,7 +110,7 @@ class FailoverController {
   policy::Observation Observe(const WatchRound& round, bool fresh_inventory);
   void Step(policy::Observation observation);
   void Execute(const policy::Action& action);
-  void SendHandover(std::uint16_t lid, Guid guid, const std::string& why);
+  void SendHandover(std::uint16_t lid, Guid guid, const std::string& why, bool then_kill = false);
   void Answer(bool ok, const std::string& text);
   void UpdateMasterWatch(const WatchRound& round);
   void UpdateInventory(const WatchRound& round);
@@ -167,6 +167,8 @@ class FailoverController {
   bool port_silent_streak_ = true;  // every cross-check of this miss streak failed
   bool local_sm_missed_ = false;    // the last round's local SMInfo went unanswered
   std::optional<policy::OperatorCommand> pending_command_;
+  // A HandOverThenKill's HANDOVER failed: told to the policy in the next step.
+  bool direct_handover_failed_ = false;
   // The local SM has reported a priority other than the commanded one since.
   std::optional<std::chrono::steady_clock::time_point> priority_stale_since_;
   bool not_sweeping_raised_ = false;

@@ -39,8 +39,15 @@ class LocalSmControl {
   virtual void Stop() = 0;
   // OpenSM just exited: do not restart it on its own (back-off) until the
   // next Start, which the policy sends once the new master it handed over
-  // to has swept this node (bounded: the supervisor restarts after 10 s).
+  // to has swept this node (bounded: the supervisor restarts after 30 s).
+  // The IsSM bit the dead OpenSM left on the port is cleared at once, so
+  // the new master's sweep does not wait on SMInfo to this port.
   virtual void HoldRestart() = 0;
+  // SIGKILL OpenSM now: it has just handed over (a HANDOVER the new master
+  // answered), and must be gone before that master's first sweep reaches
+  // this node. Not a crash; the restart is held as by HoldRestart. False
+  // when OpenSM is not running (nothing was killed).
+  virtual bool KillAfterHandover() = 0;
 };
 
 class OpenSmConfigSink {

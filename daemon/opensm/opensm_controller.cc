@@ -1,5 +1,7 @@
 #include "daemon/opensm/opensm_controller.h"
 
+#include <boost/asio/post.hpp>
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -131,21 +133,38 @@ void OpenSmController::SetPriority(int priority) {
   reporter_.AddEvent("priority-set", {{"priority", priority}});
 }
 
-void OpenSmController::HoldRestart() { supervisor_.HoldRestart(kRestartHoldLimit); }
+// The held OpenSM died as MASTER, and a new master's first sweep is about
+// to run: the IsSM bit it left on this port is cleared now, not at the
+// restart, or that sweep sends SMInfo to this port and waits for answers
+// that never come (fabric.h). Posted: the HANDOVER of the same exit goes to
+// the MAD thread first.
+void OpenSmController::HoldRestart() {
+  supervisor_.HoldRestart(kRestartHoldLimit);
+  boost::asio::post(io_, [this] { ClearStaleSmFlag(); });
+}
+
+void OpenSmController::ClearStaleSmFlag() {
+  if (supervisor_.Snapshot().state == OpenSmSnapshot::State::kRunning) return;  // an SM holds it
+  worker_.Submit([](Fabric& fabric) { return fabric.ClearStaleSmFlag(); },
+                 [](Status cleared) {
+                   if (!cleared) spdlog::warn("ISSM_NOT_CLEARED {}", cleared.message());
+                 },
+                 kClearSmFlagDeadline);
+}
+
+bool OpenSmController::KillAfterHandover() {
+  Status killed = supervisor_.KillAfterHandover(kRestartHoldLimit);
+  if (!killed) spdlog::error("OPENSM_NOT_KILLED after the handover: {}", killed.message());
+  return static_cast<bool>(killed);
+}
 
 void OpenSmController::Start(int priority, bool restart) {
   commanded_ = priority;
   Rerender(priority);
   const auto state = supervisor_.Snapshot().state;
-  if (restart && state != OpenSmSnapshot::State::kRunning) {
-    // The dead OpenSM's IsSM bit must not outlive it (fabric.h): queued
-    // behind the HANDOVER the same step sent, before OpenSM starts again.
-    worker_.Submit([](Fabric& fabric) { return fabric.ClearStaleSmFlag(); },
-                   [](Status cleared) {
-                     if (!cleared) spdlog::warn("ISSM_NOT_CLEARED {}", cleared.message());
-                   },
-                   kClearSmFlagDeadline);
-  }
+  // The dead OpenSM's IsSM bit must not outlive it (fabric.h): queued
+  // behind the HANDOVER the same step sent, before OpenSM starts again.
+  if (restart) ClearStaleSmFlag();
   // Running, or waiting out the restart back-off (a held restart goes on
   // now): the supervisor starts it with the file just written.
   if (state != OpenSmSnapshot::State::kStopped) {

@@ -71,6 +71,7 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   void Start(int priority, bool restart) override;
   void Stop() override;
   void HoldRestart() override;
+  bool KillAfterHandover() override;
 
   // OpenSmConfigSink (the apply pipeline).
   config::RenderedFiles Render(const config::Config& config, Guid port) const override;
@@ -85,6 +86,9 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   void OnLogEvent(const OpenSmLogEvent& event);
   // Rewrites opensm.conf for the running config at `priority`.
   bool Rerender(int priority);
+
+  // Clears the IsSM bit a dead OpenSM left on the port, unless one runs.
+  void ClearStaleSmFlag();
 
   boost::asio::io_context& io_;
   const RunningConfig& running_;

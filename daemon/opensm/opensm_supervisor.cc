@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 
 #include "common/secrets.h"
 #include "daemon/opensm/opensm_pid_file.h"
@@ -152,6 +153,13 @@ void OpenSmSupervisor::OnExit(const ExitStatus& status) {
     for (auto& done : waiting) done();
     return;
   }
+  if (std::exchange(kill_requested_, false)) {
+    Emit("OPENSM_KILLED_AFTER_HANDOVER", "OpenSM pid " + std::to_string(pid) +
+                                             " killed after it handed over (" + last_exit_ + ")",
+         pid);
+    ScheduleRestart(Clock::Duration::zero());  // held until the policy starts it
+    return;
+  }
   Emit("OPENSM_EXITED", "OpenSM pid " + std::to_string(pid) + " exited: " + last_exit_ +
                             " after " + Seconds(ran),
        pid, spdlog::level::err);
@@ -212,8 +220,17 @@ void OpenSmSupervisor::ReleaseRestart() {
   if (state_ == State::kWaitingToRestart) ScheduleRestart(Clock::Duration::zero());
 }
 
+Status OpenSmSupervisor::KillAfterHandover(Clock::Duration hold_limit) {
+  if (state_ != State::kRunning || !process_) return Error{"OpenSM is not running"};
+  Status sent = process_->Signal(SIGKILL);
+  if (!sent) return sent;
+  HoldRestart(hold_limit);
+  kill_requested_ = true;
+  return Status::Ok();
+}
+
 void OpenSmSupervisor::Stop(std::function<void()> done) {
-  hold_ = restart_held_ = false;
+  hold_ = restart_held_ = kill_requested_ = false;
   hold_timer_.cancel();
   switch (state_) {
     case State::kStopped:

@@ -93,6 +93,12 @@ class OpenSmSupervisor {
   void HoldRestart(Clock::Duration limit);
   // Ends a hold: a restart whose back-off has run out starts now.
   void ReleaseRestart();
+  // SIGKILL now, no SIGTERM first: the local MASTER has just handed over
+  // (smctl failover), and the new master's first sweep must not find it
+  // still MASTER. The exit is asked for: OPENSM_KILLED_AFTER_HANDOVER, no
+  // crash, no back-off, and the restart held (HoldRestart(hold_limit))
+  // until the failover policy starts it again.
+  Status KillAfterHandover(Clock::Duration hold_limit);
   // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
   Status Hangup();
 
@@ -133,6 +139,7 @@ class OpenSmSupervisor {
   boost::asio::steady_timer hold_timer_;
   bool hold_ = false;         // HoldRestart() in force
   bool restart_held_ = false;  // the back-off ran out during the hold
+  bool kill_requested_ = false;  // KillAfterHandover: the next exit is no crash
   std::vector<std::function<void()>> on_stopped_;
   std::function<void()> before_restart_;
 };

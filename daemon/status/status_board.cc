@@ -78,7 +78,8 @@ void StatusBoard::OpenSmChanged(const OpenSmEvent& event) {
   if (event.pid) details["pid"] = event.pid;
   std::string kind = EventKindOf(event.kind);
   if (event.kind == "OPENSM_STARTED" && opensm_has_exited_) kind = control::kEventOpenSmRestarted;
-  if (event.kind == "OPENSM_EXITED") opensm_has_exited_ = true;
+  if (event.kind == "OPENSM_EXITED" || event.kind == "OPENSM_KILLED_AFTER_HANDOVER")
+    opensm_has_exited_ = true;
   AddEvent(kind, details);
 }
 

@@ -1,6 +1,7 @@
 #include "tests/policies/fabric_world.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "policies/priority_plan.h"
 
@@ -71,6 +72,7 @@ Observation FabricWorld::Observe(SimNode& n) {
   obs.local_port = LocalPort{Masters().empty() && !configured_ ? 2 : 4, n.lid, 0};
   if (n.port_down) obs.local_port->port_state = 1;
   obs.sm_key_mismatch = n.sm_key_mismatch;
+  obs.direct_handover_failed = std::exchange(n.handover_failed, false);
   obs.master = WatchMaster(n);
   // From the SA while there is a master, else from direct SMInfo reads of
   // the SMs last known (what the daemon is asked to do without an SA).
@@ -119,6 +121,16 @@ void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {
         if (SimNode* t = ByGuid(a.target_guid); t && Answers(*t)) {
           if (t->state == SmState::kStandby) Handover(*t);
           else if (t->state == SmState::kMaster) HeavySweep(*t);
+        }
+        break;
+      case K::kHandOverThenKill:
+        // Killed only once the target answered and reads MASTER.
+        if (SimNode* t = ByGuid(a.target_guid); t && Answers(*t) && t->state == SmState::kStandby)
+          Handover(*t);
+        if (SimNode* t = ByGuid(a.target_guid); t && Answers(*t) && t->state == SmState::kMaster) {
+          if (n.running) n.running = false, n.state = SmState::kNotActive, n.exit_info = "signal 9";
+        } else {
+          n.handover_failed = true;
         }
         break;
       case K::kTakeOver:

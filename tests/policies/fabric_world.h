@@ -30,6 +30,7 @@ struct SimNode {
   bool sm_key_mismatch = false;  // its OpenSM logs ERR 2F18
   bool never_master = false;  // never completes becoming MASTER (bad sweep)
   int sweep_in = -1;          // steps until a SIGHUP-forced heavy sweep ends
+  bool handover_failed = false;  // its HandOverThenKill went unanswered
   SmState state = SmState::kNotActive;
   int priority = 0;
   std::uint32_t act_count = 0;

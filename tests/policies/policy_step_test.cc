@@ -396,8 +396,9 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
   }
 }
 
-// smctl failover on the MASTER: priority 0 + SIGHUP, and OpenSM hands over
-// at the end of the discovery of the sweep that starts. On a large fabric
+// smctl failover on the MASTER whose own HANDOVER was not answered:
+// priority 0 + SIGHUP, and OpenSM hands over at the end of the discovery of
+// the sweep that starts. On a large fabric
 // that discovery outlasts handover_timeout: while the local OpenSM is still
 // MASTER and its ActCount rises faster than polls explain, the deadline
 // moves on (handover_timeout after the last such rise), up to
@@ -413,6 +414,10 @@ TEST(PolicyStepTest, AYieldingMasterWaitsWhileItsOpenSmStillSweeps) {
     policy.Decide(obs, yielded);
     ASSERT_EQ(policy.state(), SupervisorState::kHandingOver);
     obs.command.reset();
+    // Its own HANDOVER was not answered: OpenSM hands over by itself.
+    obs.direct_handover_failed = true;
+    ASSERT_NE(Find(policy.Decide(obs, yielded), Action::Kind::kSetLocalPriority), nullptr);
+    obs.direct_handover_failed = false;
     obs.local_sm->priority = 0;
     int gave_up_at_ms = -1;
     for (int ms = 150; ms <= 70000 && gave_up_at_ms < 0; ms += 150) {
@@ -541,6 +546,82 @@ TEST(PolicyStepTest, ARestartWaitsForAPeerJustGoneFromTheList) {
   const Action* yield = Find(back, Action::Kind::kSetLocalPriority);
   ASSERT_NE(yield, nullptr);
   EXPECT_EQ(yield->priority, 0);
+}
+
+// smctl failover on the MASTER: smsupd's own HANDOVER to the standby, and
+// the local OpenSM killed once it is answered (one sweep, the new master's,
+// instead of two). Nothing is restarted and no second HANDOVER is sent
+// while the new master's sweep runs; once it reaches this node OpenSM
+// starts again as a standby and the command is answered. A new master that
+// never shows: OpenSM starts again after takeover_timeout, and the answer
+// says the failover did not work.
+TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
+  for (bool shows : {true, false}) {
+    SCOPED_TRACE(shows ? "the new master sweeps this node at 1.5 s" : "no new master shows");
+    Observation obs = MasterWithAStandby();
+    FailoverPolicy policy = AdoptedMasterOf(obs);
+    obs.command = OperatorCommand{};
+    const TimePoint asked = kT0 + Duration(1000);
+    Actions a = policy.Decide(obs, asked);
+    const Action* direct = Find(a, Action::Kind::kHandOverThenKill);
+    ASSERT_NE(direct, nullptr);
+    EXPECT_EQ(direct->target_guid, kPeer);
+    EXPECT_EQ(direct->target_lid, 1);
+    EXPECT_EQ(Count(a, Action::Kind::kSetLocalPriority), 0) << "a yield costs the old master's sweep";
+    EXPECT_EQ(Count(a, Action::Kind::kReplyToOperator), 0);
+
+    obs.command.reset();
+    obs.opensm.running = false;
+    obs.opensm.exit_info = "signal 9";
+    obs.local_sm.reset();
+    obs.sms.reset();
+    int restarted_at_ms = -1;
+    std::optional<bool> answered;
+    for (int ms = 150; ms <= 6000 && restarted_at_ms < 0; ms += 150) {
+      if (shows && ms >= 1500) {
+        obs.local_port = LocalPort{4, 2, 1};
+        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, 100, std::nullopt};
+      }
+      a = policy.Decide(obs, asked + Duration(ms));
+      EXPECT_EQ(Count(a, Action::Kind::kSendHandover), 0) << "a second HANDOVER restarts the new master's sweep";
+      for (const Action& reply : a)
+        if (reply.kind == Action::Kind::kReplyToOperator) answered = reply.ok;
+      if (const Action* restart = Find(a, Action::Kind::kRestartOpenSm)) {
+        restarted_at_ms = ms;
+        if (shows) EXPECT_LT(restart->priority, 5) << "a standby, below the new master (still at 5)";
+        else EXPECT_EQ(restart->priority, 15) << "no new master: the master again";
+      } else {
+        EXPECT_FALSE(answered) << "answered before the new master showed";
+      }
+    }
+    if (shows) EXPECT_EQ(restarted_at_ms, 1500);
+    else ExpectFirstStepAfter(restarted_at_ms, 3000);
+    EXPECT_EQ(answered, shows);
+  }
+}
+
+// The HANDOVER of an operator failover went unanswered (or the target did
+// not read MASTER after it): nothing was killed, and OpenSM hands over by
+// itself (priority 0), with the handover deadline counted from then.
+TEST(PolicyStepTest, AnOperatorFailoverYieldsWhenItsHandoverIsNotAnswered) {
+  Observation obs = MasterWithAStandby();
+  FailoverPolicy policy = AdoptedMasterOf(obs);
+  obs.command = OperatorCommand{};
+  const TimePoint asked = kT0 + Duration(1000);
+  ASSERT_NE(Find(policy.Decide(obs, asked), Action::Kind::kHandOverThenKill), nullptr);
+  obs.command.reset();
+  obs.direct_handover_failed = true;
+  const Actions a = policy.Decide(obs, asked + Duration(300));
+  const Action* yield = Find(a, Action::Kind::kSetLocalPriority);
+  ASSERT_NE(yield, nullptr);
+  EXPECT_EQ(yield->priority, 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+  obs.direct_handover_failed = false;
+  int failed_at_ms = -1;
+  for (int ms = 450; ms <= 8000 && failed_at_ms < 0; ms += 150)
+    if (Replied(policy.Decide(obs, asked + Duration(ms)), false)) failed_at_ms = ms;
+  ExpectFirstStepAfter(failed_at_ms, 300 + 5000);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
 }
 
 }  // namespace

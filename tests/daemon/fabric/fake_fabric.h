@@ -79,6 +79,11 @@ class FakeFabric : public Fabric {
     std::lock_guard lock(mutex_);
     discovery_error_ = std::move(message);
   }
+  // Every HANDOVER is answered with an error status and changes nothing.
+  void RefuseHandovers() {
+    std::lock_guard lock(mutex_);
+    refuse_handovers_ = true;
+  }
   // The next `count` calls fail as if their MADs were dropped.
   void DropNext(int count) {
     std::lock_guard lock(mutex_);
@@ -207,6 +212,7 @@ class FakeFabric : public Fabric {
     if (Dropped() || it == nodes_.end() || !it->second.has_sm) {
       return Timeout("SMInfo HANDOVER", target_lid);
     }
+    if (refuse_handovers_) return Error{"SMInfo HANDOVER at LID " + std::to_string(target_lid) + ": MAD status 0x1c"};
     handovers_.push_back(Handover{target_lid, local});
     if (it->second.sm.state == SmState::kStandby) it->second.sm.state = SmState::kMaster;
     return Status::Ok();
@@ -251,6 +257,7 @@ class FakeFabric : public Fabric {
   LocalPort local_;
   std::map<uint16_t, Node> nodes_;
   std::vector<Handover> handovers_;
+  bool refuse_handovers_ = false;
   std::vector<DiscoveredPort> discovered_;
   std::string discovery_error_;
 };

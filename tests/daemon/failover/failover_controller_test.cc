@@ -27,6 +27,7 @@ struct Recorded {
   const Clock* clock = nullptr;
   int stops = 0;
   int holds = 0;  // HoldRestart
+  int kills = 0;  // KillAfterHandover
   std::vector<std::string> events;
   std::map<std::string, bool> problems;
 };
@@ -42,6 +43,10 @@ class RecordingLocalSm : public LocalSmControl {
   }
   void Stop() override { ++seen_.stops; }
   void HoldRestart() override { ++seen_.holds; }
+  bool KillAfterHandover() override {
+    ++seen_.kills;
+    return true;
+  }
 
  private:
   Recorded& seen_;
@@ -273,8 +278,49 @@ TEST_F(FailoverControllerTest, ADeadMastersOpenSmWaitsLongerWhileTheNewMasterIsM
   ExpectRestartAfterTheMasterDied(/*target_master=*/true, policy::PolicyConfig{}.first_sweep_hold);
 }
 
-TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandbyIsMaster) {
+// smctl failover on the MASTER: smsupd sends the HANDOVER itself and kills
+// its OpenSM the moment the standby answers, so that the new master's first
+// sweep is the only one; the answer comes once the new master shows on this
+// node's port, and OpenSM starts again as a standby.
+TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswersOnceTheNewMasterShows) {
+  takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
   TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
+                                    controller_->policy().view().size() == 2; }));
+  const size_t starts = seen_.starts.size();
+  std::optional<std::pair<bool, nlohmann::json>> answer;
+  controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
+                        [&](bool ok, const std::string&, nlohmann::json details) {
+                          answer = std::make_pair(ok, details);
+                        });
+  ASSERT_TRUE(RunUntil([&] { return seen_.kills > 0; })) << "OpenSM was not killed after the HANDOVER";
+  EXPECT_TRUE(HandoverTo(1)) << "killed without a HANDOVER to the standby";
+  EXPECT_TRUE(seen_.priorities.empty()) << "no yield (a SIGHUP starts a sweep of the old master)";
+
+  // The kill lands; the new master's sweep has not reached this node yet.
+  fabric_->KillSm(2);
+  controller_->OpenSmChanged(false, "signal 9");
+  ASSERT_TRUE(RunRounds(20));
+  EXPECT_EQ(fabric_->handovers().size(), 1u) << "a second HANDOVER restarts the new master's sweep";
+  EXPECT_FALSE(answer) << "--wait answers only once the new master shows";
+  EXPECT_EQ(seen_.starts.size(), starts) << "restarted before the new master swept this node";
+
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});  // SM LID: the new master
+  ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
+  EXPECT_TRUE(answer->first);
+  EXPECT_EQ(answer->second["to"], FormatGuid(kRemote));
+  ASSERT_TRUE(RunUntil([&] { return seen_.starts.size() > starts; })) << "OpenSM is not started again";
+  EXPECT_LT(seen_.starts.back().first, 15) << "started again as a standby";
+  EXPECT_EQ(seen_.kills, 1);
+}
+
+// A HANDOVER that is not answered kills nothing: OpenSM hands over by
+// itself instead (priority 0 and a SIGHUP), and the answer follows.
+TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsWhenTheHandoverIsNotAnswered) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  fabric_->RefuseHandovers();
   Start(policy::Role::kMaster);
   OpenSmRuns();
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
@@ -284,8 +330,9 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsAndAnswersWhenTheStandby
                         [&](bool ok, const std::string&, nlohmann::json details) {
                           answer = std::make_pair(ok, details);
                         });
-  ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); }));
+  ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); })) << "no yield after the refused HANDOVER";
   EXPECT_EQ(seen_.priorities.back(), 0) << "the master yields by priority 0";
+  EXPECT_EQ(seen_.kills, 0) << "OpenSM killed although nobody took over";
   EXPECT_FALSE(answer) << "--wait answers only once the handover completed";
 
   // What OpenSM does after the SIGHUP: hand over to the standby.

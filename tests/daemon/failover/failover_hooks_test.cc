@@ -99,7 +99,10 @@ TEST_F(FailoverHooksTest, AHookRecordsAFailoverAndAnApply) {
   ExpectRecorded(1, "sm-state-changed", "old=STANDBY new=MASTER");
   ExpectRecorded(1, "master-changed", "master=" + standby_guid + " peer=" + master_guid);
   ExpectRecorded(0, "failover-requested");
-  ExpectRecorded(0, "sm-state-changed", "old=MASTER new=STANDBY");
+  // The old master's OpenSM is killed once the new master took over, and
+  // starts again as a standby: MASTER -> NOTACTIVE -> STANDBY.
+  ExpectRecorded(0, "sm-state-changed", "old=MASTER new=NOTACTIVE");
+  ExpectRecorded(0, "sm-state-changed", "new=STANDBY");
 
   // A new partition on the new master: generation 2, verified on the fabric.
   standby().config().partitions.push_back({"storage", 0x0002, false, std::nullopt,

@@ -168,6 +168,30 @@ TEST_F(OpenSmSupervisorTest, AHeldRestartGoesOnAtTheHoldsLimit) {
   ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; })) << "never released";
 }
 
+// smctl failover kills the MASTER's OpenSM the moment it has handed over:
+// at once (SIGKILL, no SIGTERM grace), reported as what it is and not as a
+// crash, and started again only when released.
+TEST_F(OpenSmSupervisorTest, AKillAfterAHandoverIsNoCrashAndWaitsForItsRelease) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_TRUE(supervisor->KillAfterHandover(60s).ok());
+  ASSERT_TRUE(RunUntil([&] { return supervisor->Snapshot().restart_held; }));
+  EXPECT_EQ(Count("OPENSM_KILLED_AFTER_HANDOVER"), 1);
+  EXPECT_EQ(Count("OPENSM_EXITED"), 0) << "a kill smsupd asked for is no crash";
+  EXPECT_EQ(Count("OPENSM_RESTART_BACKOFF"), 0);
+  EXPECT_NE(supervisor->Snapshot().last_exit.find("signal 9"), std::string::npos)
+      << supervisor->Snapshot().last_exit;
+  EXPECT_EQ(Count("OPENSM_STARTED"), 1);
+  supervisor->ReleaseRestart();
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+}
+
+TEST_F(OpenSmSupervisorTest, AKillAfterAHandoverNeedsARunningOpenSm) {
+  auto supervisor = MakeSupervisor();
+  EXPECT_FALSE(supervisor->KillAfterHandover(60s).ok());
+  EXPECT_EQ(Count("OPENSM_KILLED_AFTER_HANDOVER"), 0);
+}
+
 TEST_F(OpenSmSupervisorTest, RepeatedCrashesAreACrashLoop) {
   fs::create_directories(spec_.state_dir);
   std::ofstream(spec_.state_dir + "/crash").close();
