@@ -132,15 +132,27 @@ class FailoverControllerTest : public ::testing::Test {
     controller_->OpenSmChanged(true, "");
   }
 
-  // The local MASTER's OpenSM dies; the standby gets the HANDOVER and
-  // becomes MASTER or (target_master false) not; its sweep never reaches
-  // this node. The restart comes `after` the exit.
-  void ExpectRestartAfterTheMasterDied(bool target_master, std::chrono::milliseconds after) {
+  // The local SM MASTER with the remote one its STANDBY, both in the view.
+  void RunningMasterWithAStandby() {
     TwoSms(SmState::kMaster, SmState::kStandby, 2);
     Start(policy::Role::kMaster);
     OpenSmRuns();
     ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
                                       controller_->policy().view().size() == 2; }));
+  }
+  // smctl failover --wait on this node; its answer lands in answer_.
+  void FailoverAndWait() {
+    controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
+                          [this](bool ok, const std::string&, nlohmann::json details) {
+                            answer_ = std::make_pair(ok, details);
+                          });
+  }
+
+  // The local MASTER's OpenSM dies; the standby gets the HANDOVER and
+  // becomes MASTER or (target_master false) not; its sweep never reaches
+  // this node. The restart comes `after` the exit.
+  void ExpectRestartAfterTheMasterDied(bool target_master, std::chrono::milliseconds after) {
+    ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
     const size_t starts = seen_.starts.size();
     if (!target_master) each_round_ = [&](const SubnetObservation&) { fabric_->SetSmState(1, SmState::kStandby); };
     fabric_->KillSm(2);
@@ -167,6 +179,7 @@ class FailoverControllerTest : public ::testing::Test {
   RecordingLocalSm local_sm_{seen_};
   RecordingReporter reporter_{seen_};
   std::unique_ptr<FailoverController> controller_;
+  std::optional<std::pair<bool, nlohmann::json>> answer_;  // of FailoverAndWait
 };
 
 TEST_F(FailoverControllerTest, StartsAtTheRolePriorityWhenTheSubnetHasNoSm) {
@@ -245,12 +258,7 @@ TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
 
 TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnce) {
   takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
-  TwoSms(SmState::kMaster, SmState::kStandby, 2);
-  Start(policy::Role::kMaster);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
-  ASSERT_TRUE(RunUntil([&] { return !controller_->policy().view().empty() &&
-                                    controller_->policy().view().size() == 2; }));
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
   const size_t starts = seen_.starts.size();
   fabric_->KillSm(2);
   controller_->OpenSmChanged(false, "signal 9");
@@ -284,17 +292,9 @@ TEST_F(FailoverControllerTest, ADeadMastersOpenSmWaitsLongerWhileTheNewMasterIsM
 // node's port, and OpenSM starts again as a standby.
 TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswersOnceTheNewMasterShows) {
   takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
-  TwoSms(SmState::kMaster, SmState::kStandby, 2);
-  Start(policy::Role::kMaster);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
-                                    controller_->policy().view().size() == 2; }));
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
   const size_t starts = seen_.starts.size();
-  std::optional<std::pair<bool, nlohmann::json>> answer;
-  controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
-                        [&](bool ok, const std::string&, nlohmann::json details) {
-                          answer = std::make_pair(ok, details);
-                        });
+  FailoverAndWait();
   ASSERT_TRUE(RunUntil([&] { return seen_.kills > 0; })) << "OpenSM was not killed after the HANDOVER";
   EXPECT_TRUE(HandoverTo(1)) << "killed without a HANDOVER to the standby";
   EXPECT_TRUE(seen_.priorities.empty()) << "no yield (a SIGHUP starts a sweep of the old master)";
@@ -304,13 +304,13 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   controller_->OpenSmChanged(false, "signal 9");
   ASSERT_TRUE(RunRounds(20));
   EXPECT_EQ(fabric_->handovers().size(), 1u) << "a second HANDOVER restarts the new master's sweep";
-  EXPECT_FALSE(answer) << "--wait answers only once the new master shows";
+  EXPECT_FALSE(answer_) << "--wait answers only once the new master shows";
   EXPECT_EQ(seen_.starts.size(), starts) << "restarted before the new master swept this node";
 
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});  // SM LID: the new master
-  ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
-  EXPECT_TRUE(answer->first);
-  EXPECT_EQ(answer->second["to"], FormatGuid(kRemote));
+  ASSERT_TRUE(RunUntil([&] { return answer_.has_value(); }));
+  EXPECT_TRUE(answer_->first);
+  EXPECT_EQ(answer_->second["to"], FormatGuid(kRemote));
   ASSERT_TRUE(RunUntil([&] { return seen_.starts.size() > starts; })) << "OpenSM is not started again";
   EXPECT_LT(seen_.starts.back().first, 15) << "started again as a standby";
   EXPECT_EQ(seen_.kills, 1);
@@ -319,29 +319,21 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
 // A HANDOVER that is not answered kills nothing: OpenSM hands over by
 // itself instead (priority 0 and a SIGHUP), and the answer follows.
 TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsWhenTheHandoverIsNotAnswered) {
-  TwoSms(SmState::kMaster, SmState::kStandby, 2);
   fabric_->RefuseHandovers();
-  Start(policy::Role::kMaster);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
-                                    controller_->policy().view().size() == 2; }));
-  std::optional<std::pair<bool, nlohmann::json>> answer;
-  controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
-                        [&](bool ok, const std::string&, nlohmann::json details) {
-                          answer = std::make_pair(ok, details);
-                        });
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  FailoverAndWait();
   ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); })) << "no yield after the refused HANDOVER";
   EXPECT_EQ(seen_.priorities.back(), 0) << "the master yields by priority 0";
   EXPECT_EQ(seen_.kills, 0) << "OpenSM killed although nobody took over";
-  EXPECT_FALSE(answer) << "--wait answers only once the handover completed";
+  EXPECT_FALSE(answer_) << "--wait answers only once the handover completed";
 
   // What OpenSM does after the SIGHUP: hand over to the standby.
   fabric_->SetSmState(2, SmState::kStandby);
   fabric_->SetSmState(1, SmState::kMaster);
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
-  ASSERT_TRUE(RunUntil([&] { return answer.has_value(); }));
-  EXPECT_TRUE(answer->first);
-  EXPECT_EQ(answer->second["to"], FormatGuid(kRemote));
+  ASSERT_TRUE(RunUntil([&] { return answer_.has_value(); }));
+  EXPECT_TRUE(answer_->first);
+  EXPECT_EQ(answer_->second["to"], FormatGuid(kRemote));
 }
 
 // A standby handed the mastership raises itself to 15 only once its OpenSM
@@ -385,11 +377,7 @@ TEST_F(FailoverControllerTest, FailoverWithoutAStandbyIsRefusedWithTheReason) {
 }
 
 TEST_F(FailoverControllerTest, StopOnTheMasterHandsOverBeforeStoppingOpenSm) {
-  TwoSms(SmState::kMaster, SmState::kStandby, 2);
-  Start(policy::Role::kMaster);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
-                                    controller_->policy().view().size() == 2; }));
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
   controller_->StopRequested();
   ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); }));
   EXPECT_EQ(seen_.priorities.back(), 0);
