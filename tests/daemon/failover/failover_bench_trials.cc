@@ -100,7 +100,7 @@ void CollectTimeline(FailoverBed& bed, const std::string& node, const std::strin
                      SystemClock::time_point fault, milliseconds wait, TrialResult& result) {
   static const char* const kStageKeys[] = {"fault_seen_ms",  "handover_sent_ms", "local_master_ms",
                                            "subnet_up_ms",   "far_port_ms",      "remote_master_ms"};
-  json details;
+  json details = json::object();  // stays empty when no timeline came in time
   (void)WaitFor("the failover timeline of " + node, [&] {
     for (const json& event : bed.EventsOfKind(node, "failover-timeline")) {
       json found = event.value("details", json::object());
