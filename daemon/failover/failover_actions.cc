@@ -70,10 +70,11 @@ void FailoverController::Execute(const policy::Action& action) {
 
 // SubnSet(SMInfo HANDOVER) carrying the local SM's SMInfo (its real port
 // GUID, never 0: docs/opensm-behaviour.md "SMInfo Set: HANDOVER and the GUID-0 trap") to `lid`; to
-// the local LID it is a take-over. `then_kill`: the local OpenSM is killed
-// the moment the answer arrives (the target is MASTER by then), before the
-// new master's sweep can find it; without an answer it is left running and
-// the next observation says so.
+// the local LID it is a take-over. `then_kill`: the local OpenSM is paused
+// (SIGSTOP) before the HANDOVER and killed the moment the target reads
+// MASTER: the new master's first sweep reads it as no SM at all, never as
+// a MASTER of higher priority to hand straight back to. Without an answer
+// it is resumed, and the next observation says so.
 void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::string& why,
                                       bool then_kill) {
   if (lid == 0) {
@@ -89,16 +90,20 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
   payload.state = SmState::kMaster;
   if (last_round_.local_sm) payload.act_count = last_round_.local_sm->act_count;
   spdlog::info("HANDOVER_SENDING to {} LID {}: {}", FormatGuid(guid), lid, why);
+  // Frozen until the kill, the local OpenSM cannot answer the new master's
+  // sweep as a MASTER of priority 15 (it would hand straight back to it).
+  const bool paused = then_kill && local_sm_.PauseForHandover();
   worker_.Submit(
       [lid, payload, then_kill](Fabric& fabric) {
         Status sent = fabric.SendHandover(lid, payload);
         return sent && then_kill ? TargetIsMaster(fabric, lid) : sent;
       },
-      [this, lid, guid, then_kill](Status sent) {
+      [this, lid, guid, then_kill, paused](Status sent) {
         if (!sent) {
           spdlog::error("HANDOVER_SEND_FAILED to {} LID {}: {}", FormatGuid(guid), lid,
                         sent.message());
           Report("HANDOVER_SEND_FAILED", FormatGuid(guid) + ": " + sent.message());
+          if (paused) local_sm_.ResumeAfterHandover();
           direct_handover_failed_ = then_kill;
         } else {
           if (then_kill) local_sm_.KillAfterHandover();

@@ -48,6 +48,14 @@ class LocalSmControl {
   // this node. Not a crash; the restart is held as by HoldRestart. False
   // when OpenSM is not running (nothing was killed).
   virtual bool KillAfterHandover() = 0;
+  // SIGSTOP OpenSM for the HANDOVER that KillAfterHandover follows: frozen,
+  // it answers no SMInfo, so the new master's first sweep cannot read it
+  // MASTER at a higher priority and hand the mastership straight back to
+  // an SM about to die. Bounded (the supervisor resumes it by itself).
+  // False when OpenSM is not running.
+  virtual bool PauseForHandover() = 0;
+  // SIGCONT after PauseForHandover: the HANDOVER was not answered.
+  virtual void ResumeAfterHandover() = 0;
 };
 
 class OpenSmConfigSink {

@@ -20,6 +20,9 @@ namespace {
 // policy's own deadline is takeover_timeout (3 s), or first_sweep_hold
 // (20 s) while the new master is seen MASTER.
 constexpr std::chrono::seconds kRestartHoldLimit{30};
+// Longer than the HANDOVER's own deadline (the failover controller's 1 s):
+// the pause ends by a kill or a resume well before, this is the backstop.
+constexpr std::chrono::seconds kHandoverPauseLimit{3};
 
 // How often OpenSM's log is read for the lines the daemon acts on.
 constexpr std::chrono::milliseconds kLogPollInterval{100};
@@ -151,6 +154,14 @@ void OpenSmController::ClearStaleSmFlag() {
                  },
                  kClearSmFlagDeadline);
 }
+
+bool OpenSmController::PauseForHandover() {
+  Status paused = supervisor_.PauseForHandover(kHandoverPauseLimit);
+  if (!paused) spdlog::warn("OPENSM_NOT_PAUSED before the handover: {}", paused.message());
+  return static_cast<bool>(paused);
+}
+
+void OpenSmController::ResumeAfterHandover() { supervisor_.Resume(); }
 
 bool OpenSmController::KillAfterHandover() {
   Status killed = supervisor_.KillAfterHandover(kRestartHoldLimit);

@@ -72,6 +72,8 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   void Stop() override;
   void HoldRestart() override;
   bool KillAfterHandover() override;
+  bool PauseForHandover() override;
+  void ResumeAfterHandover() override;
 
   // OpenSmConfigSink (the apply pipeline).
   config::RenderedFiles Render(const config::Config& config, Guid port) const override;

@@ -53,10 +53,13 @@ OpenSmSupervisor::OpenSmSupervisor(boost::asio::io_context& io, ProcessLauncher&
                                    EventSink events)
     : io_(io), launcher_(launcher), processes_(processes), clock_(clock), spec_(std::move(spec)),
       tuning_(tuning), events_(std::move(events)), backoff_(tuning.backoff),
-      crash_loop_(tuning.crash_loop), restart_timer_(io), kill_timer_(io), hold_timer_(io) {}
+      crash_loop_(tuning.crash_loop), restart_timer_(io), kill_timer_(io), hold_timer_(io),
+      pause_timer_(io) {}
 
-// Leaves OpenSM running: only Stop() ends it.
-OpenSmSupervisor::~OpenSmSupervisor() = default;
+// Leaves OpenSM running: only Stop() ends it. Never leaves it paused.
+OpenSmSupervisor::~OpenSmSupervisor() {
+  if (paused_ && process_) (void)process_->Signal(SIGCONT);
+}
 
 Status OpenSmSupervisor::Start() {
   hold_ = restart_held_ = false;
@@ -142,6 +145,8 @@ void OpenSmSupervisor::OnExit(const ExitStatus& status) {
   Clock::Duration ran = now - started_at_;
   exited_process_ = std::move(process_);
   last_exit_ = status.Describe();
+  paused_ = false;
+  pause_timer_.cancel();
   if (state_ == State::kStopping) {
     kill_timer_.cancel();
     state_ = State::kStopped;
@@ -222,16 +227,43 @@ void OpenSmSupervisor::ReleaseRestart() {
 
 Status OpenSmSupervisor::KillAfterHandover(Clock::Duration hold_limit) {
   if (state_ != State::kRunning || !process_) return Error{"OpenSM is not running"};
-  Status sent = process_->Signal(SIGKILL);
+  Status sent = process_->Signal(SIGKILL);  // ends a pause too
   if (!sent) return sent;
+  paused_ = false;
+  pause_timer_.cancel();
   HoldRestart(hold_limit);
   kill_requested_ = true;
   return Status::Ok();
 }
 
+Status OpenSmSupervisor::PauseForHandover(Clock::Duration limit) {
+  if (state_ != State::kRunning || !process_) return Error{"OpenSM is not running"};
+  Status sent = process_->Signal(SIGSTOP);
+  if (!sent) return sent;
+  paused_ = true;
+  pause_timer_.expires_after(limit);
+  pause_timer_.async_wait([this, limit](boost::system::error_code error) {
+    if (error || !paused_) return;
+    spdlog::warn("OPENSM_RESUMED OpenSM was still paused for a handover after {}: resuming it",
+                 Seconds(limit));
+    Resume();
+  });
+  return Status::Ok();
+}
+
+void OpenSmSupervisor::Resume() {
+  if (!std::exchange(paused_, false)) return;
+  pause_timer_.cancel();
+  if (!process_) return;
+  if (Status sent = process_->Signal(SIGCONT); !sent)
+    spdlog::error("OPENSM_NOT_RESUMED {}", sent.message());
+}
+
 void OpenSmSupervisor::Stop(std::function<void()> done) {
   hold_ = restart_held_ = kill_requested_ = false;
   hold_timer_.cancel();
+  const bool was_paused = std::exchange(paused_, false);
+  pause_timer_.cancel();
   switch (state_) {
     case State::kStopped:
       done();
@@ -252,6 +284,7 @@ void OpenSmSupervisor::Stop(std::function<void()> done) {
   on_stopped_.push_back(std::move(done));
   Status sent = process_->Signal(SIGTERM);
   if (!sent) spdlog::warn("OPENSM_STOP {}", sent.message());
+  if (was_paused) (void)process_->Signal(SIGCONT);  // a stopped process acts on SIGTERM only then
   kill_timer_.expires_after(tuning_.stop_deadline);
   kill_timer_.async_wait([this](boost::system::error_code error) {
     if (error || state_ != State::kStopping || !process_) return;

@@ -99,6 +99,14 @@ class OpenSmSupervisor {
   // crash, no back-off, and the restart held (HoldRestart(hold_limit))
   // until the failover policy starts it again.
   Status KillAfterHandover(Clock::Duration hold_limit);
+  // SIGSTOP now, for at most `limit` (then SIGCONT): the local MASTER is
+  // about to hand over (smctl failover). A frozen OpenSM answers no SMInfo,
+  // so the new master's first sweep marks it NOTACTIVE instead of reading
+  // it MASTER at priority 15 and handing the mastership straight back.
+  // KillAfterHandover ends the pause; so do Resume and Stop.
+  Status PauseForHandover(Clock::Duration limit);
+  // SIGCONT after PauseForHandover (the HANDOVER was not answered).
+  void Resume();
   // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
   Status Hangup();
 
@@ -140,6 +148,8 @@ class OpenSmSupervisor {
   bool hold_ = false;         // HoldRestart() in force
   bool restart_held_ = false;  // the back-off ran out during the hold
   bool kill_requested_ = false;  // KillAfterHandover: the next exit is no crash
+  bool paused_ = false;          // PauseForHandover: SIGSTOPped until Resume
+  boost::asio::steady_timer pause_timer_;
   std::vector<std::function<void()>> on_stopped_;
   std::function<void()> before_restart_;
 };

@@ -28,6 +28,10 @@ struct Recorded {
   int stops = 0;
   int holds = 0;  // HoldRestart
   int kills = 0;  // KillAfterHandover
+  std::vector<std::string> freezes;  // "pause" / "resume", in order
+  // HANDOVERs on the fabric at the moment of each pause.
+  std::function<size_t()> handovers_sent;
+  std::vector<size_t> handovers_at_pause;
   std::vector<std::string> events;
   std::map<std::string, bool> problems;
 };
@@ -47,6 +51,12 @@ class RecordingLocalSm : public LocalSmControl {
     ++seen_.kills;
     return true;
   }
+  bool PauseForHandover() override {
+    seen_.freezes.push_back("pause");
+    if (seen_.handovers_sent) seen_.handovers_at_pause.push_back(seen_.handovers_sent());
+    return true;
+  }
+  void ResumeAfterHandover() override { seen_.freezes.push_back("resume"); }
 
  private:
   Recorded& seen_;
@@ -75,6 +85,7 @@ class FailoverControllerTest : public ::testing::Test {
   void SetUp() override {
     fabric_ = std::make_shared<FakeFabric>();
     worker_ = std::make_unique<MadWorker>(io_, fabric_);
+    seen_.handovers_sent = [this] { return fabric_->handovers().size(); };
   }
   void TearDown() override {
     if (controller_) controller_->Stop();
@@ -256,6 +267,35 @@ TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
   EXPECT_FALSE(pictures[1].second);
 }
 
+// A standby handed the mastership (smctl failover on the master: HANDOVER,
+// then the master's OpenSM killed) is MASTER before its first sweep points
+// its port at it. The picture goes from the old master straight to this
+// one: no round shows "no master", which the fabric never had.
+TEST_F(FailoverControllerTest, AStandbyHandedTheMastershipIsTheMasterBeforeItsPortSaysSo) {
+  TwoSms(SmState::kStandby, SmState::kMaster, 1);
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] {
+    return InState(policy::SupervisorState::kStandby) && controller_->latest().master &&
+           controller_->latest().master->info.guid == kRemote;
+  }));
+  std::vector<Guid> masters;  // shown after the handover, 0 for none
+  bool handed = false;
+  each_round_ = [&](const SubnetObservation& picture) {
+    if (!handed) {
+      fabric_->SetSmState(2, SmState::kMaster);
+      fabric_->KillSm(1);
+      handed = true;
+    } else if (masters.size() < 4) {
+      masters.push_back(picture.master ? picture.master->info.guid : 0);
+    }
+  };
+  ASSERT_TRUE(RunUntil([&] { return masters.size() >= 4; }));
+  for (size_t i = 0; i < masters.size(); ++i)
+    EXPECT_EQ(masters[i], kLocal) << "round " << i << " after the handover shows master "
+                                  << (masters[i] ? FormatGuid(masters[i]) : "none");
+}
+
 TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnce) {
   takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
   ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
@@ -298,6 +338,10 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   ASSERT_TRUE(RunUntil([&] { return seen_.kills > 0; })) << "OpenSM was not killed after the HANDOVER";
   EXPECT_TRUE(HandoverTo(1)) << "killed without a HANDOVER to the standby";
   EXPECT_TRUE(seen_.priorities.empty()) << "no yield (a SIGHUP starts a sweep of the old master)";
+  // Paused before the HANDOVER left (the new master's sweep must not read
+  // it MASTER), and killed, not resumed.
+  EXPECT_EQ(seen_.freezes, std::vector<std::string>{"pause"});
+  EXPECT_EQ(seen_.handovers_at_pause, std::vector<size_t>{0});
 
   // The kill lands; the new master's sweep has not reached this node yet.
   fabric_->KillSm(2);
@@ -325,6 +369,8 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsWhenTheHandoverIsNotAnsw
   ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty(); })) << "no yield after the refused HANDOVER";
   EXPECT_EQ(seen_.priorities.back(), 0) << "the master yields by priority 0";
   EXPECT_EQ(seen_.kills, 0) << "OpenSM killed although nobody took over";
+  EXPECT_EQ(seen_.freezes, (std::vector<std::string>{"pause", "resume"}))
+      << "OpenSM paused for the HANDOVER must run again when it is not answered";
   EXPECT_FALSE(answer_) << "--wait answers only once the handover completed";
 
   // What OpenSM does after the SIGHUP: hand over to the standby.

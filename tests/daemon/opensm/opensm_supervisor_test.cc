@@ -75,6 +75,14 @@ class OpenSmSupervisorTest : public ::testing::Test {
   }
 
   bool Alive(pid_t pid) const { return ::kill(pid, 0) == 0; }
+  // True while `pid` is stopped by a signal (state T in /proc/<pid>/stat).
+  static bool Stopped(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'T';
+  }
 
   boost::asio::io_context io_;
   PidfdProcessLauncher launcher_{io_};
@@ -184,6 +192,52 @@ TEST_F(OpenSmSupervisorTest, AKillAfterAHandoverIsNoCrashAndWaitsForItsRelease) 
   EXPECT_EQ(Count("OPENSM_STARTED"), 1);
   supervisor->ReleaseRestart();
   ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+}
+
+// smctl failover pauses the MASTER's OpenSM for its HANDOVER: frozen, it
+// answers nothing; not answered, the HANDOVER resumes it, and it runs on.
+TEST_F(OpenSmSupervisorTest, APauseForAHandoverFreezesOpenSmUntilItIsResumed) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  const pid_t pid = supervisor->Snapshot().pid;
+  ASSERT_TRUE(supervisor->PauseForHandover(60s).ok());
+  ASSERT_TRUE(RunUntil([&] { return Stopped(pid); })) << "OpenSM not stopped";
+  supervisor->Resume();
+  ASSERT_TRUE(RunUntil([&] { return !Stopped(pid); })) << "OpenSM not resumed";
+  EXPECT_EQ(supervisor->Snapshot().pid, pid);
+  EXPECT_EQ(Count("OPENSM_EXITED"), 0);
+}
+
+TEST_F(OpenSmSupervisorTest, APauseForAHandoverEndsByItselfAtItsLimit) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  const pid_t pid = supervisor->Snapshot().pid;
+  ASSERT_TRUE(supervisor->PauseForHandover(200ms).ok());
+  ASSERT_TRUE(RunUntil([&] { return Stopped(pid); }));
+  ASSERT_TRUE(RunUntil([&] { return !Stopped(pid); })) << "a pause nobody ended left OpenSM frozen";
+}
+
+// The kill that follows an answered HANDOVER ends the pause; a Stop during
+// one still ends OpenSM by SIGTERM (a stopped process acts on it only
+// once continued).
+TEST_F(OpenSmSupervisorTest, APausedOpenSmIsKilledOrStoppedAsUsual) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_TRUE(supervisor->PauseForHandover(60s).ok());
+  ASSERT_TRUE(supervisor->KillAfterHandover(60s).ok());
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_KILLED_AFTER_HANDOVER") == 1; }));
+  supervisor->ReleaseRestart();
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_STARTED") == 2; }));
+
+  const pid_t pid = supervisor->Snapshot().pid;
+  ASSERT_TRUE(supervisor->PauseForHandover(60s).ok());
+  ASSERT_TRUE(RunUntil([&] { return Stopped(pid); }));
+  bool stopped = false;
+  supervisor->Stop([&] { stopped = true; });
+  ASSERT_TRUE(RunUntil([&] { return stopped; }));
+  EXPECT_EQ(Count("OPENSM_STOPPED"), 1);
+  EXPECT_EQ(supervisor->Snapshot().last_exit.find("signal 9"), std::string::npos)
+      << "a paused OpenSM ignored SIGTERM until the stop deadline: " << supervisor->Snapshot().last_exit;
 }
 
 TEST_F(OpenSmSupervisorTest, AKillAfterAHandoverNeedsARunningOpenSm) {
