@@ -143,6 +143,17 @@ class FailoverControllerTest : public ::testing::Test {
     controller_->OpenSmChanged(true, "");
   }
 
+  // The local SM STANDBY under the remote MASTER, both in the picture.
+  void RunningStandbyUnderTheRemoteMaster() {
+    TwoSms(SmState::kStandby, SmState::kMaster, 1);
+    Start(policy::Role::kStandby);
+    OpenSmRuns();
+    ASSERT_TRUE(RunUntil([&] {
+      const SubnetObservation& seen = controller_->latest();
+      return InState(policy::SupervisorState::kStandby) && seen.master &&
+             seen.master->info.guid == kRemote && seen.local_sm;
+    }));
+  }
   // The local SM MASTER with the remote one its STANDBY, both in the view.
   void RunningMasterWithAStandby() {
     TwoSms(SmState::kMaster, SmState::kStandby, 2);
@@ -238,13 +249,7 @@ TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {
 }
 
 TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
-  TwoSms(SmState::kStandby, SmState::kMaster, 1);
-  Start(policy::Role::kStandby);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] {
-    return InState(policy::SupervisorState::kStandby) && controller_->latest().master &&
-           controller_->latest().local_sm;
-  }));
+  ASSERT_NO_FATAL_FAILURE(RunningStandbyUnderTheRemoteMaster());
   // Both SMs stop answering between two rounds; the pictures of the next
   // two rounds are kept.
   std::vector<std::pair<bool, bool>> pictures;  // master, local SM shown
@@ -272,13 +277,7 @@ TEST_F(FailoverControllerTest, OneUnansweredReadIsNotAChangeInThePicture) {
 // its port at it. The picture goes from the old master straight to this
 // one: no round shows "no master", which the fabric never had.
 TEST_F(FailoverControllerTest, AStandbyHandedTheMastershipIsTheMasterBeforeItsPortSaysSo) {
-  TwoSms(SmState::kStandby, SmState::kMaster, 1);
-  Start(policy::Role::kStandby);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] {
-    return InState(policy::SupervisorState::kStandby) && controller_->latest().master &&
-           controller_->latest().master->info.guid == kRemote;
-  }));
+  ASSERT_NO_FATAL_FAILURE(RunningStandbyUnderTheRemoteMaster());
   std::vector<Guid> masters;  // shown after the handover, 0 for none
   bool handed = false;
   each_round_ = [&](const SubnetObservation& picture) {
