@@ -212,18 +212,16 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
   const uint16_t local_lid = round.local_port ? round.local_port->lid : 0;
   if (round.master) {
     seen.master = SmRecord{round.master_lid, *round.master};
-  } else if (seen.local_sm && seen.local_sm->state == SmState::kMaster && local_lid != 0) {
-    // The local SM took over (a HANDOVER, or its own takeover) and its
-    // first sweep has not yet pointed the local port at it: the port still
-    // names the old master, which no longer answers. The local SM is the
-    // master; the picture never shows a gap that the fabric did not have.
+  } else if (local_lid != 0 && seen.local_sm &&
+             (round.local_port->sm_lid == local_lid || seen.local_sm->state == SmState::kMaster)) {
+    // The port names the local SM, or the local SM took over (a HANDOVER,
+    // or its own takeover) before its first sweep pointed the port at it:
+    // the port still names the old master, which no longer answers. The
+    // picture never shows a gap that the fabric did not have.
     seen.master = SmRecord{local_lid, *seen.local_sm};
   } else if (watch_ && watch_->consecutive_misses == 1 && latest_.master &&
              latest_.master->lid == round.master_lid) {
     seen.master = latest_.master;
-  } else if (round.local_port && round.local_port->sm_lid == local_lid && local_lid != 0 &&
-             seen.local_sm) {
-    seen.master = SmRecord{local_lid, *seen.local_sm};
   }
   seen.sms = inventory_;
   for (SmRecord& r : seen.sms) {
