@@ -89,6 +89,10 @@ bool OpenSmSupervisor::TryAdopt() {
       process_ = std::move(*watched);
       state_ = State::kRunning;
       started_at_ = clock_.Now() - again->age;
+      // A previous smsupd killed during a handover's pause (SIGSTOP) left
+      // it stopped; SIGCONT does nothing to one that runs.
+      if (Status sent = process_->Signal(SIGCONT); !sent)
+        spdlog::error("OPENSM_NOT_RESUMED adopted pid {}: {}", record->pid, sent.message());
       Emit("OPENSM_ADOPTED", "adopted running OpenSM pid " + std::to_string(record->pid) +
                                  " (up " + Seconds(again->age) + ") for port " +
                                  FormatGuid(spec_.port_guid),

@@ -296,6 +296,24 @@ TEST_F(OpenSmSupervisorTest, NextSupervisorAdoptsTheRunningOpenSm) {
   EXPECT_NE(second->Snapshot().pid, pid);
 }
 
+// smsupd killed (SIGKILL: no destructor) while its OpenSM was paused for a
+// handover: the next smsupd adopts that OpenSM and lets it run again.
+TEST_F(OpenSmSupervisorTest, AnOpenSmLeftPausedRunsAgainOnceAdopted) {
+  pid_t pid;
+  {
+    auto first = MakeSupervisor();
+    ASSERT_TRUE(first->Start().ok());
+    pid = first->Snapshot().pid;
+  }
+  ::kill(pid, SIGSTOP);  // the pause nobody ended
+  ASSERT_TRUE(RunUntil([&] { return Stopped(pid); }));
+  auto second = MakeSupervisor();
+  ASSERT_TRUE(second->Start().ok());
+  EXPECT_EQ(Count("OPENSM_ADOPTED"), 1);
+  EXPECT_EQ(second->Snapshot().pid, pid);
+  EXPECT_TRUE(RunUntil([&] { return !Stopped(pid); })) << "the adopted OpenSM stays stopped";
+}
+
 TEST_F(OpenSmSupervisorTest, PidFileOfAnotherPortIsNotAdopted) {
   pid_t pid;
   {
