@@ -12,7 +12,9 @@
 # a MASTER again (the test bed's probe reads the far HCA's PortInfo and that
 # SM's SMInfo every 10 ms); for smsupd also (c) `smctl failover --wait` (its
 # run time, the time until the far HCA sees the new master, and the longest
-# moment in which neither SM answered MASTER, read every 100 ms), the time
+# moment in which neither SM answered MASTER, read every 100 ms, the time
+# until the old master's restarted OpenSM is STANDBY, and the 100 ms reads
+# until then that showed it MASTER again: a flip back, target 0), the time
 # from the loss to its event in the standby's `smctl events`, and the median
 # of every stage of both nodes' failover-timeline events.
 # Prints one line per trial (stderr) and a table with median and max per row
@@ -45,7 +47,7 @@ while (($#)); do
     --fat-tree) args+=(--fat-tree "$2"); shift 2 ;;
     --only) args+=(--only "$2"); shift 2 ;;
     --load) args+=(--load "$2"); shift 2 ;;
-    -h | --help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--load S]" >&2; exit 2 ;;
   esac
 done

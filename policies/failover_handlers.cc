@@ -88,7 +88,7 @@ bool FailoverPolicy::OnOpenSmExited() {
   if (state_ == SupervisorState::kHandingOver && direct_handover_ && handover_target_) {
     // smctl failover killed it after its HANDOVER was answered: the target
     // is MASTER already (a second HANDOVER would only restart its sweep).
-    restart_after_handover_ = PendingRestart{handover_target_->guid, now_};
+    restart_after_handover_ = PendingRestart::To(handover_target_->guid, now_);
     reply_when_shown_ = std::exchange(operator_waiting_, false);
     return true;  // RestartAfterHandover starts it, and replies
   }
@@ -100,7 +100,7 @@ bool FailoverPolicy::OnOpenSmExited() {
       // An operator's restart-opensm starts again at once; any other exit
       // waits for the new master.
       if (!restarting_) {
-        restart_after_handover_ = PendingRestart{best->guid, now_};
+        restart_after_handover_ = PendingRestart::To(best->guid, now_);
         deferred = true;
       }
     } else {

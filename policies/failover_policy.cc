@@ -276,12 +276,19 @@ void FailoverPolicy::StepDownWhenIsolated() {
 
 // The restart OnOpenSmExited deferred after its HANDOVER: once the local
 // port's SM LID names the new master (its first sweep has reached this
-// node, and the ports, at least, know their master), or at the deadline (it
-// never showed: this node must have an SM again). While an SM list taken
-// after the exit shows the new master MASTER, the subnet has its SM and the
-// wait goes on up to first_sweep_hold: on 10,000 HCAs the first sweep takes
-// longer than takeover_timeout to reach this node, and a restart at 3 s put
-// this OpenSM's walk beside it (far port 5.8 s against a floor of 3.7 s).
+// node, and the ports, at least, know their master) and that sweep is over
+// (NewMasterSweeping), or at the deadline (it never showed: this node must
+// have an SM again). While the new master is seen MASTER (an SM list taken
+// after the exit, or its SMInfo), the subnet has its SM and the wait goes on up to
+// first_sweep_hold: on 10,000 HCAs the first sweep takes longer than
+// takeover_timeout to reach this node, and a restart at 3 s put this
+// OpenSM's walk beside it (far port 5.8 s against a floor of 3.7 s). The
+// sweep goes on after it reached this node (to ~14 s on 10,000 HCAs, the
+// port named the master at ~5 s); an OpenSM started meanwhile can miss the
+// busy master's SMInfo in its own discovery and make itself MASTER.
+// smctl failover's reply does not wait for the end of that sweep: the
+// handover is done once the port names the new master (or, if it never
+// does, at the restart, while the new master is seen MASTER).
 void FailoverPolicy::RestartAfterHandover() {
   if (!restart_after_handover_) return;
   if (state_ != SupervisorState::kRecovering || observation_->opensm.running || stopping_) {
@@ -291,31 +298,57 @@ void FailoverPolicy::RestartAfterHandover() {
                                     SupervisorStateName(state_)));
     return;
   }
+  const Guid new_master = restart_after_handover_->new_master;
   const auto& watched = observation_->master;
-  const bool shown = watched && watched->guid == restart_after_handover_->new_master;
+  const bool shown = watched && watched->guid == new_master;
   const auto master = RemoteMaster();
-  const bool serving = master && master->guid == restart_after_handover_->new_master &&
-                       sms_fresh_at_ > restart_after_handover_->since;
+  // MASTER on an SM list taken after the exit, or on its own SMInfo, read
+  // now through the port that names it (a sweeping master can be slow to
+  // answer SA queries).
+  const bool serving = (master && master->guid == new_master &&
+                        sms_fresh_at_ > restart_after_handover_->since) ||
+                       (shown && watched->consecutive_misses == 0 && watched->state == SmState::kMaster);
+  const bool sweeping = NewMasterSweeping();
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
-  if (!shown && now_ < deadline) return;
-  const Guid new_master = restart_after_handover_->new_master;
-  restart_after_handover_.reset();
-  if (std::exchange(reply_when_shown_, false)) {
-    // smctl failover's HandOverThenKill: done once the new master serves.
-    if (shown || serving) {
-      problems_.ClearSticky(kProblemHandoverFailed);
-      Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + FormatGuid(new_master)));
-      Emit(Action::Reply(true, "mastership handed over to " + FormatGuid(new_master) +
-                                   "; the local OpenSM starts again as a standby"));
-    } else {
-      Emit(Action::Reply(false, FormatGuid(new_master) + " answered the HANDOVER but is not seen "
-                                "as MASTER; the local OpenSM starts again"));
-    }
+  const bool restart = (shown && !sweeping) || now_ >= deadline;
+  if ((shown || (restart && serving)) && std::exchange(reply_when_shown_, false)) {
+    problems_.ClearSticky(kProblemHandoverFailed);
+    Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + FormatGuid(new_master)));
+    Emit(Action::Reply(true, "mastership handed over to " + FormatGuid(new_master) +
+                                 "; the local OpenSM starts again as a standby"));
   }
+  if (!restart) return;
+  restart_after_handover_.reset();
+  if (std::exchange(reply_when_shown_, false))
+    Emit(Action::Reply(false, FormatGuid(new_master) + " answered the HANDOVER but is not seen "
+                              "as MASTER; the local OpenSM starts again"));
   const int priority = StartPriority(config_, master);
   commanded_priority_ = priority;
   Emit(Action::RestartOpenSm(priority));
+}
+
+// Whether the new master a deferred restart waits for may still be in its
+// first sweep: its ActCount (every MAD it sends) rose at a sweep's rate in
+// the last kNewMasterQuiet, or it has not been read for that long yet. Only
+// answered polls count: a new master that stops answering is not sweeping.
+bool FailoverPolicy::NewMasterSweeping() {
+  PendingRestart& pending = *restart_after_handover_;
+  const auto& w = observation_->master;
+  if (w && w->guid == pending.new_master && w->consecutive_misses == 0) {
+    if (!pending.act_count) {
+      pending.busy_at = now_;  // quiet is measured from the first reading
+    } else if (w->act_count != *pending.act_count) {
+      const double seconds = std::chrono::duration<double>(now_ - pending.act_at).count();
+      const std::uint32_t rise = w->act_count - *pending.act_count;  // wraps like the counter
+      if (seconds <= 0 || rise / seconds >= kSweepingSmpsPerSecond) pending.busy_at = now_;
+    }
+    if (!pending.act_count || w->act_count != *pending.act_count) {
+      pending.act_count = w->act_count;
+      pending.act_at = now_;
+    }
+  }
+  return !pending.act_count || now_ - pending.busy_at < kNewMasterQuiet;
 }
 
 void FailoverPolicy::UpdateProblems() {

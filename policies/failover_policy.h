@@ -114,6 +114,7 @@ class FailoverPolicy {
   void ExtendHandoverWhileSweeping();
   void YieldIfHandoverFailed();
   void RestartAfterHandover();
+  bool NewMasterSweeping();
   void StepDownWhenIsolated();
   void UpdateProblems();
   void Emit(Action action) { actions_.push_back(std::move(action)); }
@@ -198,6 +199,11 @@ class FailoverPolicy {
   // Polls (both smsupds, the inventory) make an idle OpenSM send ~20 MADs/s;
   // a heavy sweep sends thousands.
   static constexpr double kSweepingSmpsPerSecond = 100;
+  // A new master's first sweep is over once its ActCount has not risen at
+  // a sweep's rate for this long. OpenSM pauses while it waits out MAD
+  // timeouts (an SM port that no longer answers SMInfo: up to ~1 s with the
+  // tuned timeouts), so a shorter lull does not end the sweep.
+  static constexpr Duration kNewMasterQuiet{2000};
   TimePoint act_changed_at_;
   TimePoint standby_since_;
 
@@ -222,6 +228,17 @@ class FailoverPolicy {
   struct PendingRestart {
     Guid new_master = 0;
     TimePoint since{};  // the exit
+    // The new master's ActCount as last read, and when it last rose at a
+    // sweep's rate (NewMasterSweeping).
+    std::optional<std::uint32_t> act_count;
+    TimePoint act_at{};
+    TimePoint busy_at{};
+    static PendingRestart To(Guid guid, TimePoint exit) {
+      PendingRestart pending;
+      pending.new_master = guid;
+      pending.since = exit;
+      return pending;
+    }
   };
   std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down

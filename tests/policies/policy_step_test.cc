@@ -362,7 +362,8 @@ TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
 
 // A MASTER whose OpenSM died hands over to the standby and restarts its
 // own OpenSM once the new master's first sweep reached this node (its
-// port's SM LID names it). The wait ends at takeover_timeout if the new
+// port's SM LID names it) and is over (its ActCount has not risen at a
+// sweep's rate for 2 s). The wait ends at takeover_timeout if the new
 // master never shows MASTER; while an SM list taken after the exit shows it
 // MASTER, the wait goes on up to first_sweep_hold (large fabrics sweep
 // longer than takeover_timeout).
@@ -384,14 +385,58 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
       obs.sms = std::vector<SmEntry>{{kPeer, 1, peer, 5}};
       if (variant == NewMaster::kSweepsThisNodeAt6s && ms >= 6000) {
         obs.local_port = LocalPort{4, 2, 1};
-        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, 100, std::nullopt};
+        // Its sweep sends 1,000 SMPs/s until 9 s, then it only answers polls.
+        const auto act = static_cast<std::uint32_t>(ms < 9000 ? ms : 9000 + (ms - 9000) / 50);
+        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, act, std::nullopt};
       }
       if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
     }
     switch (variant) {
-      case NewMaster::kSweepsThisNodeAt6s: EXPECT_EQ(restarted_at_ms, 6000); break;
+      case NewMaster::kSweepsThisNodeAt6s: ExpectFirstStepAfter(restarted_at_ms, 9000 + 2000); break;
       case NewMaster::kMasterButNeverSweepsThisNode: ExpectFirstStepAfter(restarted_at_ms, 20000); break;
       case NewMaster::kNeverMaster: ExpectFirstStepAfter(restarted_at_ms, 3000); break;
+    }
+  }
+}
+
+// The new master's first sweep pauses while OpenSM waits out MAD timeouts:
+// a lull shorter than 2 s does not end the wait. A new master that stops
+// answering is not sweeping: the restart follows within 2 s of its last
+// answer. It never runs past first_sweep_hold.
+TEST(PolicyStepTest, ADeadMastersRestartOutwaitsLullsInTheNewMastersSweep) {
+  enum class Sweep { kLullAt7s, kStopsAnsweringAt8s, kNeverEnds };
+  for (Sweep sweep : {Sweep::kLullAt7s, Sweep::kStopsAnsweringAt8s, Sweep::kNeverEnds}) {
+    SCOPED_TRACE(static_cast<int>(sweep));
+    Observation obs = MasterWithAStandby();
+    FailoverPolicy policy = AdoptedMasterOf(obs);
+    const TimePoint exited = kT0 + Duration(1000);
+    obs.opensm = LocalOpenSm{false, "signal 9"};
+    obs.local_sm.reset();
+    obs.sms.reset();
+    ASSERT_NE(Find(policy.Decide(obs, exited), Action::Kind::kSendHandover), nullptr);
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
+    obs.local_port = LocalPort{4, 2, 1};
+    std::uint32_t act = 0;
+    int restarted_at_ms = -1;
+    for (int ms = 3000; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
+      int misses = 0;
+      switch (sweep) {
+        // 1,000 SMPs/s, except 1.5 s without any after 6.9 s; over after 9.9 s.
+        case Sweep::kLullAt7s: act += (ms > 6900 && ms <= 8400) || ms > 9900 ? 0 : 150; break;
+        case Sweep::kStopsAnsweringAt8s: act += 150, misses = ms > 8000 ? ms / 150 - 53 : 0; break;
+        case Sweep::kNeverEnds: act += 150; break;
+      }
+      obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, misses, act, std::nullopt};
+      if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+    }
+    switch (sweep) {
+      case Sweep::kLullAt7s: ExpectFirstStepAfter(restarted_at_ms, 9900 + 2000); break;
+      case Sweep::kStopsAnsweringAt8s:
+        // Once it counts as lost (no SMInfo, not on the SM list), at once.
+        EXPECT_GT(restarted_at_ms, 7950);
+        EXPECT_LE(restarted_at_ms, 7950 + 2000);
+        break;
+      case Sweep::kNeverEnds: ExpectFirstStepAfter(restarted_at_ms, 20000); break;
     }
   }
 }
@@ -551,13 +596,14 @@ TEST(PolicyStepTest, ARestartWaitsForAPeerJustGoneFromTheList) {
 // smctl failover on the MASTER: smsupd's own HANDOVER to the standby, and
 // the local OpenSM killed once it is answered (one sweep, the new master's,
 // instead of two). Nothing is restarted and no second HANDOVER is sent
-// while the new master's sweep runs; once it reaches this node OpenSM
-// starts again as a standby and the command is answered. A new master that
-// never shows: OpenSM starts again after takeover_timeout, and the answer
-// says the failover did not work.
+// while the new master's sweep runs. Once it reaches this node the command
+// is answered; OpenSM starts again as a standby once that sweep is over
+// (2 s without SMPs at a sweep's rate). A new master that never shows:
+// OpenSM starts again after takeover_timeout, and the answer says the
+// failover did not work.
 TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
   for (bool shows : {true, false}) {
-    SCOPED_TRACE(shows ? "the new master sweeps this node at 1.5 s" : "no new master shows");
+    SCOPED_TRACE(shows ? "the new master sweeps this node at 1.5 s, until 2.1 s" : "no new master shows");
     Observation obs = MasterWithAStandby();
     FailoverPolicy policy = AdoptedMasterOf(obs);
     obs.command = OperatorCommand{};
@@ -576,27 +622,32 @@ TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
     obs.local_sm.reset();
     obs.sms.reset();
     int restarted_at_ms = -1;
+    int answered_at_ms = -1;
     std::optional<bool> answered;
     for (int ms = 150; ms <= 6000 && restarted_at_ms < 0; ms += 150) {
       if (shows && ms >= 1500) {
         obs.local_port = LocalPort{4, 2, 1};
-        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, 100, std::nullopt};
+        const auto act = static_cast<std::uint32_t>(ms <= 2100 ? ms : 2100 + (ms - 2100) / 50);
+        obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, act, std::nullopt};
       }
       a = policy.Decide(obs, asked + Duration(ms));
       EXPECT_EQ(Count(a, Action::Kind::kSendHandover), 0) << "a second HANDOVER restarts the new master's sweep";
       for (const Action& reply : a)
-        if (reply.kind == Action::Kind::kReplyToOperator) answered = reply.ok;
+        if (reply.kind == Action::Kind::kReplyToOperator) answered = reply.ok, answered_at_ms = ms;
       if (const Action* restart = Find(a, Action::Kind::kRestartOpenSm)) {
         restarted_at_ms = ms;
         if (shows) EXPECT_LT(restart->priority, 5) << "a standby, below the new master (still at 5)";
         else EXPECT_EQ(restart->priority, 15) << "no new master: the master again";
-      } else {
-        EXPECT_FALSE(answered) << "answered before the new master showed";
       }
     }
-    if (shows) EXPECT_EQ(restarted_at_ms, 1500);
-    else ExpectFirstStepAfter(restarted_at_ms, 3000);
     EXPECT_EQ(answered, shows);
+    if (shows) {
+      EXPECT_EQ(answered_at_ms, 1500) << "the handover is done once the new master shows";
+      ExpectFirstStepAfter(restarted_at_ms, 2100 + 2000);
+    } else {
+      ExpectFirstStepAfter(restarted_at_ms, 3000);
+      EXPECT_EQ(answered_at_ms, restarted_at_ms);
+    }
   }
 }
 

@@ -137,7 +137,7 @@ TEST(ScenarioFailureTest, CrashLoopingMasterNeverClaims) {
   Boot(w, true);
   for (int round = 0; round < 5; ++round) {
     w.KillOpenSm("m");
-    ASSERT_GE(StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10), 0);
+    ASSERT_GE(StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10 + kRestartQuietSteps), 0);
     ASSERT_TRUE(RunChecked(w, kHoldSteps / 2));
     EXPECT_EQ(w.node("m").priority, 5) << "claimed before the hold time";
   }

@@ -13,6 +13,9 @@ namespace smsupd::policy::testing {
 inline constexpr Guid kM = 0x0002c9030000000a;
 inline constexpr Guid kS = 0x0002c90300000005;
 inline constexpr int kHoldSteps = 3000 / 150;
+// A dead master's OpenSM restarts only after the new master's first sweep:
+// 2 s without its ActCount rising at a sweep's rate (here it never sweeps).
+inline constexpr int kRestartQuietSteps = 2000 / 150 + 1;
 
 inline bool AnyInTransition(FabricWorld& w) {
   for (const SimNode* n : w.nodes()) {

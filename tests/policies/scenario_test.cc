@@ -49,7 +49,8 @@ TEST_P(ScenarioTest, PreemptFailReturnFail) {
   Boot(w, true);
   w.KillOpenSm("m");
   ASSERT_GE(StepsUntil(w, [&] { return w.MasterName() == "s"; }, 2), 0);
-  const int rejoin = StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10);
+  const int rejoin =
+      StepsUntil(w, [&] { return w.node("m").state == SmState::kStandby; }, 10 + kRestartQuietSteps);
   ASSERT_GE(rejoin, 0);
   // The master raises itself to the top once an SM list confirms it alone.
   EXPECT_GE(StepsUntil(w, [&] { return w.node("s").priority == 15; }, 25), 0);

@@ -93,6 +93,8 @@ struct PlanRows {
   Row* far = nullptr;
   Row* command = nullptr;
   Row* no_master = nullptr;  // (c): the monitor's longest stretch without MASTER
+  Row* standby_again = nullptr;  // (c): the old master STANDBY again
+  Row* flip_back = nullptr;      // (c): samples that showed the old master MASTER again
   std::map<std::string, Row*> stages;
 };
 
@@ -130,20 +132,29 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       plan_rows.command = &rows.emplace_back(Named(base + ", smctl --wait returned"));
       plan_rows.no_master = &rows.emplace_back(Named(base + ", longest time without MASTER (100 ms reads)"));
       plan_rows.no_master->max_limit = 0;
+      plan_rows.standby_again = &rows.emplace_back(Named(base + ", old master STANDBY again"));
+      plan_rows.flip_back = &rows.emplace_back(Named(base + ", old master MASTER again (100 ms samples)"));
+      plan_rows.flip_back->max_limit = 0;
     }
     for (int trial = 1; trial <= trials; ++trial) {
       TrialResult r = RunTrial(topology, plan.contender, plan.fault, options);
       std::string stages_text;
       for (const auto& [stage, ms] : r.stages) stages_text += " " + stage + "=" + std::to_string(ms);
-      std::fprintf(stderr, "%s, trial %d: %s far_ms=%ld command_ms=%ld event_ms=%ld %s%s %s\n", base.c_str(), trial,
-                   r.ok ? "ok" : "FAILED", r.far_ms, r.command_ms, r.event_ms, r.event_kind.c_str(),
-                   stages_text.c_str(), r.error.c_str());
+      std::string command_text;
+      if (plan.fault == Fault::kCommand)
+        command_text = " standby_again_ms=" + std::to_string(r.standby_again_ms) +
+                       " flip_back_samples=" + std::to_string(r.flip_back_samples);
+      std::fprintf(stderr, "%s, trial %d: %s far_ms=%ld command_ms=%ld event_ms=%ld%s %s%s %s\n", base.c_str(), trial,
+                   r.ok ? "ok" : "FAILED", r.far_ms, r.command_ms, r.event_ms, command_text.c_str(),
+                   r.event_kind.c_str(), stages_text.c_str(), r.error.c_str());
       if (!r.ok) {
         ++plan_rows.far->failures;
         continue;
       }
       plan_rows.far->values.push_back(r.far_ms);
       if (plan_rows.command) plan_rows.command->values.push_back(r.command_ms);
+      if (plan_rows.standby_again) plan_rows.standby_again->values.push_back(r.standby_again_ms);
+      if (plan_rows.flip_back) plan_rows.flip_back->values.push_back(r.flip_back_samples);
       if (plan_rows.no_master) {
         if (r.no_master_ms >= 0) plan_rows.no_master->values.push_back(r.no_master_ms);
         else ++plan_rows.no_master->failures;  // the monitor never saw a MASTER: nothing was measured

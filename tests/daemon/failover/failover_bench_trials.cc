@@ -185,12 +185,21 @@ Status CommandFault(SimulatedFabric& fabric, FailoverBed& bed, Clock::time_point
   std::thread smctl([&] { command = bed.master().Smctl({"failover", "--wait", "--timeout", "20"}); });
   Result<long> far = WaitFarSeesNewMaster(bed.probe(), bed.LidOf(bed.master_name()), t0, deadline);
   smctl.join();
-  const MonitorReport seen = monitor.Stop();
+  const MonitorReport seen = monitor.Snapshot();
   result.no_master_ms = seen.first_master_ms < 0 ? -1 : static_cast<long>(seen.longest_no_master.count());
   if (command.exit_code != 0) return Error{"smctl failover: " + command.Describe()};
   result.command_ms = static_cast<long>(command.elapsed.count());
   if (!far) return Error{far.error().message};
   result.far_ms = *far;
+  // The old master's OpenSM starts again as a standby: from now on any
+  // sample that shows it MASTER is a flip back.
+  monitor.Reset();
+  if (Status s = bed.WaitForProbeState(bed.master_name(), SmStateValue::kStandby, deadline); !s)
+    return Error{"the old master never became STANDBY again: " + s.message()};
+  result.standby_again_ms = Since(t0);
+  const MonitorReport after = monitor.Stop();
+  auto flipped = after.master_samples.find(bed.master_name());
+  result.flip_back_samples = flipped == after.master_samples.end() ? 0 : flipped->second;
   return Status::Ok();
 }
 
