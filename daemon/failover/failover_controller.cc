@@ -333,10 +333,15 @@ void FailoverController::StopRequested() {
   InventoryNow();
 }
 
-// The next round takes the inventory (and walks the subnet if this SM
-// watches no master), at once.
+// The next round takes the inventory, at once. It walks the subnet too
+// (where walks run: this SM watches no master) only while no STANDBY is
+// known: the walk finds an SM the SA does not list yet, but a command
+// decided on that round waited for it (~0.8 s on 10,000 HCAs, before the
+// HANDOVER of every `smctl failover`), and the SA's list plus each known
+// SM's own SMInfo already say which SM to hand over to.
 void FailoverController::InventoryNow() {
-  inventory_due_ = discovery_due_ = clock_.Now();
+  inventory_due_ = clock_.Now();
+  if (!StandbyKnown()) discovery_due_ = inventory_due_;
   if (running_) {
     PollSoon();
   } else {

@@ -118,6 +118,10 @@ class FakeFabric : public Fabric {
     std::lock_guard lock(mutex_);
     return calls_;
   }
+  int walks() const {  // DiscoverPorts calls
+    std::lock_guard lock(mutex_);
+    return walks_;
+  }
   int blocked_calls() const {
     std::lock_guard lock(mutex_);
     return waiting_at_gate_;
@@ -200,6 +204,7 @@ class FakeFabric : public Fabric {
   }
   Result<std::vector<DiscoveredPort>> DiscoverPorts() override {
     std::unique_lock lock = Enter();
+    ++walks_;
     if (Dropped()) return Timeout("NodeInfo of the local node");
     if (!discovery_error_.empty()) return Error{discovery_error_};
     return discovered_;
@@ -252,6 +257,7 @@ class FakeFabric : public Fabric {
   int waiting_at_gate_ = 0;
   int drop_next_ = 0;
   int calls_ = 0;
+  int walks_ = 0;
   std::chrono::milliseconds delay_{0};
   std::function<void(std::chrono::milliseconds)> delay_hook_;
   LocalPort local_;

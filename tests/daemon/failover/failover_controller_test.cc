@@ -359,6 +359,31 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   EXPECT_EQ(seen_.kills, 1);
 }
 
+// A command is decided on a round with a fresh SM list. With a STANDBY
+// known, that round does not walk the subnet: the HANDOVER would wait for
+// the walk (~0.8 s on 10,000 HCAs). With none known, it walks: the walk
+// finds an SM the SA does not list yet.
+TEST_F(FailoverControllerTest, AFailoverIsDecidedWithoutAWalkWhenAStandbyIsKnown) {
+  takeover_timeout_ = 600s;
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  const int walks = fabric_->walks();
+  FailoverAndWait();
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
+  EXPECT_EQ(fabric_->walks(), walks) << "the failover waited for a walk of the subnet";
+}
+
+TEST_F(FailoverControllerTest, AFailoverWithNoStandbyKnownWalksTheSubnetForOne) {
+  TwoSms(SmState::kMaster, SmState::kStandby, 2);
+  fabric_->SetSmState(1, SmState::kDiscovering);
+  Start(policy::Role::kMaster);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
+  ASSERT_TRUE(RunRounds(5));
+  const int walks = fabric_->walks();
+  FailoverAndWait();
+  ASSERT_TRUE(RunUntil([&] { return fabric_->walks() > walks; })) << "no walk for a standby";
+}
+
 // A HANDOVER that is not answered kills nothing: OpenSM hands over by
 // itself instead (priority 0 and a SIGHUP), and the answer follows.
 TEST_F(FailoverControllerTest, FailoverOnTheMasterYieldsWhenTheHandoverIsNotAnswered) {
