@@ -3,8 +3,8 @@
 // once the target has answered it (and so turns MASTER), kills the local
 // OpenSM at once (Action::kHandOverThenKill): the new master's first sweep
 // is the only sweep, and it finds no second MASTER to hand back to. The
-// killed OpenSM starts again as a standby once the new master's sweep has
-// reached this node; the reply is sent then. Letting OpenSM hand over by
+// reply is sent once the new master's sweep has reached this node; the
+// killed OpenSM starts again as a standby once that sweep is over. Letting OpenSM hand over by
 // itself (priority 0 and a SIGHUP: the heavy sweep that follows finds a
 // higher SM and hands over to it, osm_state_mgr.c) costs a whole sweep of
 // the old master before the new master's: twice the floor on 2,592 HCAs.

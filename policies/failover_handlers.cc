@@ -63,9 +63,10 @@ bool FailoverPolicy::OnOpenSmStarted() {
 // The local child died. If it was MASTER, the best STANDBY gets a HANDOVER
 // now instead of noticing after its own polling (docs/opensm-behaviour.md "OpenSM's own failover
 // timing": 0.74-0.84 s against 50-60 s). Then restart as a standby under whoever is master --
-// after such a HANDOVER only once the new master shows on the local port, or after
-// takeover_timeout: a starting OpenSM walks the whole subnet, and beside the new master's first
-// sweep that walk made the sweep 2.5 times as long on 2,592 HCAs.
+// after such a HANDOVER only once the new master shows on the local port and its first sweep is
+// over (RestartAfterHandover), or after takeover_timeout: a starting OpenSM walks the whole
+// subnet, and beside the new master's first sweep that walk made the sweep 2.5 times as long on
+// 2,592 HCAs.
 bool FailoverPolicy::OnOpenSmExited() {
   exit_pending_ = false;
   const std::string info = observation_->opensm.exit_info;

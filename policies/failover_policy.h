@@ -25,8 +25,9 @@
 //
 //   FAILOVER on the MASTER enters HANDING_OVER with HandOverThenKill instead
 //   of the yield (the yield only if its HANDOVER is not answered); the kill's
-//   OPENSM_EXITED leads to RECOVERING with no second HANDOVER, and the
-//   restart and the reply wait for the new master to show on the local port.
+//   OPENSM_EXITED leads to RECOVERING with no second HANDOVER; the reply
+//   waits for the new master to show on the local port, the restart also
+//   for the end of its first sweep (RestartAfterHandover).
 //   any state with OpenSM running --OPENSM_EXITED--> RECOVERING
 //        (from MASTER: SendHandover to the best STANDBY first; RestartOpenSm at a
 //         standby priority in every case)   RECOVERING --OPENSM_STARTED--> NOTACTIVE

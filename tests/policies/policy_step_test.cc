@@ -360,6 +360,18 @@ TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
   }
 }
 
+// A MASTER with a STANDBY whose OpenSM died at `exited` (signal 9): it has
+// sent the standby a HANDOVER. `obs` is left as after the exit, with no SM list.
+FailoverPolicy MasterWhoseOpenSmDied(Observation& obs, TimePoint exited) {
+  obs = MasterWithAStandby();
+  FailoverPolicy policy = AdoptedMasterOf(obs);
+  obs.opensm = LocalOpenSm{false, "signal 9"};
+  obs.local_sm.reset();
+  obs.sms.reset();
+  EXPECT_NE(Find(policy.Decide(obs, exited), Action::Kind::kSendHandover), nullptr);
+  return policy;
+}
+
 // A MASTER whose OpenSM died hands over to the standby and restarts its
 // own OpenSM once the new master's first sweep reached this node (its
 // port's SM LID names it) and is over (its ActCount has not risen at a
@@ -372,13 +384,9 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
   for (NewMaster variant : {NewMaster::kSweepsThisNodeAt6s, NewMaster::kMasterButNeverSweepsThisNode,
                             NewMaster::kNeverMaster}) {
     SCOPED_TRACE(static_cast<int>(variant));
-    Observation obs = MasterWithAStandby();
-    FailoverPolicy policy = AdoptedMasterOf(obs);
+    Observation obs;
     const TimePoint exited = kT0 + Duration(1000);
-    obs.opensm = LocalOpenSm{false, "signal 9"};
-    obs.local_sm.reset();
-    obs.sms.reset();
-    ASSERT_NE(Find(policy.Decide(obs, exited), Action::Kind::kSendHandover), nullptr);
+    FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
     int restarted_at_ms = -1;
     for (int ms = 150; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
       const SmState peer = variant == NewMaster::kNeverMaster ? SmState::kStandby : SmState::kMaster;
@@ -407,13 +415,9 @@ TEST(PolicyStepTest, ADeadMastersRestartOutwaitsLullsInTheNewMastersSweep) {
   enum class Sweep { kLullAt7s, kStopsAnsweringAt8s, kNeverEnds };
   for (Sweep sweep : {Sweep::kLullAt7s, Sweep::kStopsAnsweringAt8s, Sweep::kNeverEnds}) {
     SCOPED_TRACE(static_cast<int>(sweep));
-    Observation obs = MasterWithAStandby();
-    FailoverPolicy policy = AdoptedMasterOf(obs);
+    Observation obs;
     const TimePoint exited = kT0 + Duration(1000);
-    obs.opensm = LocalOpenSm{false, "signal 9"};
-    obs.local_sm.reset();
-    obs.sms.reset();
-    ASSERT_NE(Find(policy.Decide(obs, exited), Action::Kind::kSendHandover), nullptr);
+    FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
     obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
     obs.local_port = LocalPort{4, 2, 1};
     std::uint32_t act = 0;
