@@ -335,18 +335,17 @@ void FailoverPolicy::RestartAfterHandover() {
 bool FailoverPolicy::NewMasterSweeping() {
   PendingRestart& pending = *restart_after_handover_;
   const auto& w = observation_->master;
-  if (w && w->guid == pending.new_master && w->consecutive_misses == 0) {
+  const bool read = w && w->guid == pending.new_master && w->consecutive_misses == 0;
+  if (read && pending.act_count != w->act_count) {
     if (!pending.act_count) {
       pending.busy_at = now_;  // quiet is measured from the first reading
-    } else if (w->act_count != *pending.act_count) {
+    } else {
       const double seconds = std::chrono::duration<double>(now_ - pending.act_at).count();
       const std::uint32_t rise = w->act_count - *pending.act_count;  // wraps like the counter
       if (seconds <= 0 || rise / seconds >= kSweepingSmpsPerSecond) pending.busy_at = now_;
     }
-    if (!pending.act_count || w->act_count != *pending.act_count) {
-      pending.act_count = w->act_count;
-      pending.act_at = now_;
-    }
+    pending.act_count = w->act_count;
+    pending.act_at = now_;
   }
   return !pending.act_count || now_ - pending.busy_at < kNewMasterQuiet;
 }
