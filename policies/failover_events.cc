@@ -157,12 +157,8 @@ void FailoverPolicy::UpdateTimers() {
 void FailoverPolicy::ExtendHandoverWhileSweeping() {
   const auto& local = observation_->local_sm;
   if (!local) return;
-  bool sweeping = false;
-  if (local_act_count_) {
-    const double seconds = std::chrono::duration<double>(now_ - local_act_at_).count();
-    const std::uint32_t rise = local->act_count - *local_act_count_;  // wraps like the counter
-    sweeping = seconds > 0 && rise / seconds >= kSweepingSmpsPerSecond;
-  }
+  const bool sweeping =
+      local_act_count_ && RoseAtSweepRate(*local_act_count_, local_act_at_, local->act_count, now_);
   local_act_count_ = local->act_count;
   local_act_at_ = now_;
   if (state_ != SupervisorState::kHandingOver || local->state != SmState::kMaster || !sweeping) return;

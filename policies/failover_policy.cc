@@ -339,10 +339,9 @@ bool FailoverPolicy::NewMasterSweeping() {
   if (read && pending.act_count != w->act_count) {
     if (!pending.act_count) {
       pending.busy_at = now_;  // quiet is measured from the first reading
-    } else {
-      const double seconds = std::chrono::duration<double>(now_ - pending.act_at).count();
-      const std::uint32_t rise = w->act_count - *pending.act_count;  // wraps like the counter
-      if (seconds <= 0 || rise / seconds >= kSweepingSmpsPerSecond) pending.busy_at = now_;
+    } else if (now_ <= pending.act_at ||
+               RoseAtSweepRate(*pending.act_count, pending.act_at, w->act_count, now_)) {
+      pending.busy_at = now_;
     }
     pending.act_count = w->act_count;
     pending.act_at = now_;

@@ -200,6 +200,14 @@ class FailoverPolicy {
   // Polls (both smsupds, the inventory) make an idle OpenSM send ~20 MADs/s;
   // a heavy sweep sends thousands.
   static constexpr double kSweepingSmpsPerSecond = 100;
+  // An ActCount that went from `before` (read at `before_at`) to `after`
+  // (read at `at`, later) rose at kSweepingSmpsPerSecond or more.
+  static bool RoseAtSweepRate(std::uint32_t before, TimePoint before_at, std::uint32_t after,
+                              TimePoint at) {
+    const double seconds = std::chrono::duration<double>(at - before_at).count();
+    const std::uint32_t rise = after - before;  // wraps like the counter
+    return seconds > 0 && rise / seconds >= kSweepingSmpsPerSecond;
+  }
   // A new master's first sweep is over once its ActCount has not risen at
   // a sweep's rate for this long. OpenSM pauses while it waits out MAD
   // timeouts (an SM port that no longer answers SMInfo: up to ~1 s with the
