@@ -1,5 +1,6 @@
 #include "common/control_protocol.h"
 
+#include "common/bounded_json.h"
 #include "common/control_arguments.h"
 #include "common/json_fields.h"
 
@@ -51,9 +52,10 @@ std::string SerializeResponse(const Response& response) {
 }
 
 std::variant<Request, Response> ParseRequest(std::string_view line) {
-  json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded())
-    return MakeResponse(ResultCode::kBadRequest, "request is not valid JSON");
+  // Bounded before anything recursive (copies, dumps) touches it.
+  Result<json> bounded = ParseBoundedJson(line);
+  if (!bounded) return MakeResponse(ResultCode::kBadRequest, "request " + bounded.error().message);
+  const json& parsed = *bounded;
   if (!parsed.is_object())
     return MakeResponse(ResultCode::kBadRequest, "request must be a JSON object");
 
@@ -84,8 +86,9 @@ std::variant<Request, Response> ParseRequest(std::string_view line) {
 }
 
 Result<Response> ParseResponse(std::string_view line) {
-  json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return Error{"response is not valid JSON"};
+  Result<json> bounded = ParseBoundedJson(line);
+  if (!bounded) return Error{"response " + bounded.error().message};
+  const json& parsed = *bounded;
   Response response;
   FieldReader reader(parsed, "response");
   int result = 0;

@@ -4,6 +4,7 @@
 
 #include "smctl/control_client.h"
 #include "smctl/text_output.h"
+#include "common/bounded_json.h"
 #include "common/control_arguments.h"
 #include "common/control_wire.h"
 
@@ -49,7 +50,8 @@ void PrintEvent(const control::EventWire& event, const GlobalOptions& options, s
 int FollowEvents(ControlClient& client, const GlobalOptions& options, std::ostream& out,
                  std::ostream& err) {
   while (auto line = client.ReadLine(std::nullopt)) {
-    auto json = nlohmann::json::parse(*line, nullptr, false);
+    auto bounded = ParseBoundedJson(*line);
+    const nlohmann::json json = bounded ? std::move(*bounded) : nlohmann::json();
     if (json.is_object() && json.contains("result")) {  // the daemon ends the stream
       auto response = control::ParseResponse(*line);
       if (options.json) out << *line << "\n";

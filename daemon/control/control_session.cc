@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/bounded_json.h"
 #include "common/control_wire.h"
 
 namespace smsupd::control {
@@ -13,12 +14,15 @@ namespace asio = boost::asio;
 namespace {
 
 // A long line is a request only for a command that carries a config text.
-bool MayCarryConfigText(const std::string& line) {
-  const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) return false;
-  const auto command = parsed.find("command");
-  return command != parsed.end() && command->is_string() &&
-         CarriesConfigText(command->get<std::string>());
+// A line too deep to tell goes on to ParseRequest, which refuses it as a bad
+// request.
+bool TooLargeForItsCommand(const std::string& line) {
+  const Result<nlohmann::json> parsed = ParseBoundedJson(line);
+  if (!parsed) return parsed.error().message == kNotJsonError;
+  if (!parsed->is_object()) return true;
+  const auto command = parsed->find("command");
+  return command == parsed->end() || !command->is_string() ||
+         !CarriesConfigText(command->get<std::string>());
 }
 
 }  // namespace
@@ -105,7 +109,7 @@ bool ControlSession::HandleBufferedLine() {
   input_.erase(0, newline == std::string::npos ? input_.size() : newline + 1);
   const bool last = input_ended_ && input_.empty();
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line.size() > limits_.max_request_bytes && !MayCarryConfigText(line)) {
+  if (line.size() > limits_.max_request_bytes && TooLargeForItsCommand(line)) {
     ReleaseReserved();
     Reply(MakeResponse(ResultCode::kTooLarge, "request too large: the limit is " +
                                                   std::to_string(limits_.max_request_bytes) +

@@ -430,5 +430,29 @@ TEST(ControlServerTest, OnlyAPlanMayCarryALongLineAndOnlyWithinTheBudget) {
   EXPECT_EQ(ParseResponse(*refused)->result, ResultCode::kBusy) << *refused;
 }
 
+// A million nested brackets in a group member's plan request: refused as a
+// bad request while it is parsed, before anything recursive touches it (a
+// copy or a dump of such a value overflows the stack), and the server goes on.
+TEST(ControlServerTest, ADeeplyNestedRequestIsRefusedAndTheServerGoesOn) {
+  RunningServer server;
+  server.access = AccessLevel::kReadOnly;
+  const std::size_t depth = 1'000'000;
+  const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+  LineClient member;
+  ASSERT_TRUE(member.Connect(server.socket_path()));
+  auto plan = member.Call(R"({"version":1,"command":"plan","arguments":{"yaml":"x","x":)" + deep + "}}");
+  ASSERT_TRUE(plan) << "the server closed the connection or died";
+  EXPECT_EQ(plan->result, ResultCode::kBadRequest);
+  EXPECT_NE(plan->text.find("nests deeper than"), std::string::npos) << plan->text;
+  auto status = member.Call(std::string(R"({"version":1,"command":"status","arguments":)") +
+                            std::string(100, '[') + std::string(100, ']') + "}");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->result, ResultCode::kBadRequest);
+  EXPECT_TRUE(server.handler.requests().empty());
+  LineClient other;
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  EXPECT_EQ(other.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
 }  // namespace
 }  // namespace smsupd::control

@@ -1,0 +1,24 @@
+#include "common/bounded_json.h"
+
+#include <string>
+
+namespace smsupd {
+
+Result<nlohmann::json> ParseBoundedJson(std::string_view text, int max_depth) {
+  using nlohmann::json;
+  bool too_deep = false;
+  // `depth` is the number of enclosing arrays and objects of the value the
+  // event is about; a refused container is not built, nor anything in it.
+  json::parser_callback_t bound = [&](int depth, json::parse_event_t event, json&) {
+    const bool opens = event == json::parse_event_t::object_start ||
+                       event == json::parse_event_t::array_start;
+    if (opens && depth >= max_depth) too_deep = true;
+    return !too_deep;
+  };
+  json parsed = json::parse(text, bound, /*allow_exceptions=*/false);
+  if (too_deep) return Error{"nests deeper than " + std::to_string(max_depth) + " levels"};
+  if (parsed.is_discarded()) return Error{kNotJsonError};
+  return parsed;
+}
+
+}  // namespace smsupd
