@@ -59,13 +59,19 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, mo
   return Status::Ok();
 }
 
-Result<std::string> ReadWholeFile(const std::string& path) {
+Result<std::string> ReadWholeFile(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return ErrnoError("cannot read", path);
-  std::ostringstream content;
-  content << in.rdbuf();
+  std::string content;
+  char chunk[64 * 1024];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > max_bytes - content.size())
+      return Error{path + " is larger than " + std::to_string(max_bytes) + " bytes"};
+    content.append(chunk, got);
+  }
   if (in.bad()) return ErrnoError("cannot read", path);
-  return content.str();
+  return content;
 }
 
 }  // namespace smsupd

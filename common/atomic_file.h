@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,9 @@ namespace smsupd {
 // failure the old file is left as it was and the temporary file removed.
 Status WriteFileAtomically(const std::string& path, std::string_view content, mode_t mode = 0644);
 
-// Reads a whole file; the error names the path and errno text.
-Result<std::string> ReadWholeFile(const std::string& path);
+// Reads a whole file; the error names the path and errno text. A file
+// longer than `max_bytes` is an error, read no further than that.
+Result<std::string> ReadWholeFile(const std::string& path,
+                                  std::size_t max_bytes = static_cast<std::size_t>(-1));
 
 }  // namespace smsupd

@@ -26,6 +26,11 @@ std::string NearestName(std::string_view name, const std::vector<std::string_vie
   int best = limit + 1;
   std::string_view chosen;
   for (std::string_view candidate : candidates) {
+    // The distance is at least the difference in length: a name far longer
+    // than every candidate (up to kMaxYamlScalarBytes) costs no table.
+    const auto longer = std::max(name.size(), candidate.size());
+    const auto shorter = std::min(name.size(), candidate.size());
+    if (longer - shorter >= static_cast<std::size_t>(best)) continue;
     int distance = EditDistance(name, candidate);
     if (distance < best) {
       best = distance;

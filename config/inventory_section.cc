@@ -1,6 +1,5 @@
 // hosts: and groups: sections of smsupd.yaml.
 #include <algorithm>
-#include <functional>
 #include <set>
 
 #include "config/edit_distance.h"
@@ -18,10 +17,7 @@ void ReadHostGuid(const YAML::Node& node, const std::string& host, const std::st
   if (!guid) return;
   auto [it, inserted] = state.guid_nodes.try_emplace(*guid, node);
   if (!inserted) {
-    std::string owner;
-    for (const auto& [name, guids] : state.config.hosts)
-      for (Guid known : guids)
-        if (known == *guid) owner = name;
+    const std::string& owner = state.guid_hosts[*guid];
     std::string where = owner == host ? "is listed twice in host '" + host + "'"
                                       : "is already claimed by host '" + owner + "'";
     state.sink.Error(node, path,
@@ -30,34 +26,56 @@ void ReadHostGuid(const YAML::Node& node, const std::string& host, const std::st
                      "give each port GUID to one host only, once");
     return;
   }
+  state.guid_hosts.emplace(*guid, host);
   state.config.hosts[host].push_back(*guid);
 }
 
-// Reports the cycle through `start`, if any, once per cycle.
+// "a -> b -> c -> a" for the cycle that closes at stack[from..], cut to
+// about kMaxDiagnosticPartBytes however long the cycle is.
+std::string CycleText(const std::vector<std::string>& stack, std::size_t from) {
+  std::string text;
+  for (std::size_t i = from; i < stack.size(); ++i) {
+    if (text.size() > kMaxDiagnosticPartBytes) return text + "... -> " + stack[from];
+    text += stack[i] + " -> ";
+  }
+  return text + stack[from];
+}
+
+// Reports every cycle among the groups, each where a group names the group
+// that closes it. Depth-first, with an explicit stack: a chain of groups is
+// as long as the caller writes it (bounded by kMaxYamlNodes only), far
+// deeper than the thread's stack would allow a recursion.
 void CheckCycles(ValidationState& state) {
   enum class Mark { kNew, kActive, kDone };
   std::map<std::string, Mark> marks;
-  std::vector<std::string> stack;
-  std::function<void(const std::string&)> visit = [&](const std::string& group) {
-    marks[group] = Mark::kActive;
-    stack.push_back(group);
-    for (const std::string& member : state.config.groups[group]) {
+  std::map<std::string, std::size_t> position;  // of each active group in `path`
+  std::vector<std::string> path;                 // the active groups, outermost first
+  std::vector<std::size_t> next_member;          // per entry of `path`
+  for (const auto& [root, unused] : state.config.groups) {
+    if (marks[root] != Mark::kNew) continue;
+    marks[root] = Mark::kActive, position[root] = 0, path = {root}, next_member = {0};
+    while (!path.empty()) {
+      state.deadline.Check();
+      const std::string& group = path.back();
+      const std::vector<std::string>& members = state.config.groups[group];
+      if (next_member.back() == members.size()) {
+        marks[group] = Mark::kDone;
+        position.erase(group);
+        path.pop_back(), next_member.pop_back();
+        continue;
+      }
+      const std::string& member = members[next_member.back()++];
       if (state.config.groups.count(member) == 0) continue;
       if (marks[member] == Mark::kActive) {
-        std::string cycle;
-        auto from = std::find(stack.begin(), stack.end(), member);
-        for (auto it = from; it != stack.end(); ++it) cycle += *it + " -> ";
         state.sink.Error(state.group_nodes[group], "groups." + group,
-                         "group cycle: " + cycle + member, "a group may not contain itself");
+                         "group cycle: " + CycleText(path, position[member]),
+                         "a group may not contain itself");
       } else if (marks[member] == Mark::kNew) {
-        visit(member);
+        marks[member] = Mark::kActive, position[member] = path.size();
+        path.push_back(member), next_member.push_back(0);
       }
     }
-    stack.pop_back();
-    marks[group] = Mark::kDone;
-  };
-  for (const auto& [group, members] : state.config.groups)
-    if (marks[group] == Mark::kNew) visit(group);
+  }
 }
 
 }  // namespace
@@ -77,6 +95,7 @@ void ReadHosts(const YAML::Node& node, ValidationState& state) {
     return;
   }
   for (const auto& entry : node) {
+    state.deadline.Check();
     std::string name = entry.first.Scalar();
     std::string path = "hosts." + name;
     if (!IsValidName(name, kMaxInventoryName)) {
@@ -108,6 +127,7 @@ void ReadGroups(const YAML::Node& node, ValidationState& state) {
     return;
   }
   for (const auto& entry : node) {
+    state.deadline.Check();
     std::string name = entry.first.Scalar();
     std::string path = "groups." + name;
     if (!IsValidName(name, kMaxInventoryName)) {
@@ -134,12 +154,13 @@ void ReadGroups(const YAML::Node& node, ValidationState& state) {
       continue;
     }
     for (size_t i = 0; i < value.size(); ++i) {
+      state.deadline.Check();
       std::string member_path = path + "[" + std::to_string(i) + "]";
       std::optional<std::string> member = ReadString(value[i], member_path, state.sink);
       if (!member) continue;
       bool is_known = state.config.hosts.count(*member) || state.config.groups.count(*member);
       if (!is_known) {
-        std::string nearest = NearestName(*member, KnownNames(state.config));
+        std::string nearest = state.sink.full() ? "" : NearestName(*member, KnownNames(state.config));
         state.sink.Error(value[i], member_path, "unknown host or group '" + *member + "'",
                          nearest.empty() ? "define it under hosts: or groups:"
                                          : "did you mean '" + nearest + "'?");

@@ -11,25 +11,31 @@ void Strengthen(std::map<Guid, Membership>& ports, Guid guid, Membership members
   if (!inserted) it->second = std::max(it->second, membership);
 }
 
-void CollectGroup(const Config& config, const std::string& name, std::set<std::string>& seen,
-                  std::set<Guid>& out) {
-  if (!seen.insert(name).second) return;  // cycles are refused by the validator
-  auto host = config.hosts.find(name);
-  if (host != config.hosts.end()) {
-    out.insert(host->second.begin(), host->second.end());
-    return;
+// Every port of `name` and of the groups inside it. Iterative with an
+// explicit stack: a chain of groups may be as long as the config (far
+// deeper than a recursion could go), and each group is visited once.
+void CollectGroup(const Config& config, const std::string& name, std::set<Guid>& out) {
+  std::set<std::string> seen;
+  std::vector<const std::string*> pending = {&name};
+  while (!pending.empty()) {
+    const std::string& next = *pending.back();
+    pending.pop_back();
+    if (!seen.insert(next).second) continue;  // cycles are refused by the validator
+    if (auto host = config.hosts.find(next); host != config.hosts.end()) {
+      out.insert(host->second.begin(), host->second.end());
+      continue;
+    }
+    auto group = config.groups.find(next);
+    if (group == config.groups.end()) continue;
+    for (const std::string& member : group->second) pending.push_back(&member);
   }
-  auto group = config.groups.find(name);
-  if (group == config.groups.end()) return;
-  for (const std::string& member : group->second) CollectGroup(config, member, seen, out);
 }
 
 }  // namespace
 
 std::vector<Guid> ExpandGroup(const Config& config, const std::string& group) {
-  std::set<std::string> seen;
   std::set<Guid> guids;
-  CollectGroup(config, group, seen, guids);
+  CollectGroup(config, group, guids);
   return {guids.begin(), guids.end()};
 }
 
@@ -41,7 +47,10 @@ std::map<Guid, Membership> ResolvedMembers::Named() const {
 
 const std::vector<Guid>& MemberResolver::GroupPorts(const std::string& group) {
   auto it = groups_.find(group);
-  if (it == groups_.end()) it = groups_.emplace(group, ExpandGroup(config_, group)).first;
+  if (it == groups_.end()) {
+    it = groups_.emplace(group, ExpandGroup(config_, group)).first;
+    remembered_ += it->second.size();
+  }
   return it->second;
 }
 

@@ -31,6 +31,18 @@ struct ResolvedMembers {
   std::map<Guid, Membership> Named() const;
 };
 
+// The port memberships a valid config may stand for: summed over
+// partitions, the ports its groups, hosts, GUIDs and SELF pick (each group's
+// expansion counted where it is used), plus, for each partition with a
+// keyword (ALL, ALL_CAS...) or the default one, every port there may be: the
+// config's GUIDs and kMaxFabricPorts. The validator refuses a config past
+// it, so what is done with a valid config (rendering, planning, verifying)
+// is bounded by it too. 10,000 hosts of two ports in 1,000 partitions of 100
+// hosts each and a Default of ALL stand for about 270,000.
+inline constexpr std::size_t kMaxPortMemberships = 4'000'000;
+// End ports a subnet can address: the unicast LIDs 0x0001-0xbfff.
+inline constexpr std::size_t kMaxFabricPorts = 0xbfff;
+
 // Resolves the partitions of one config, remembering each group's
 // expansion (big inventories name the same groups in many partitions).
 // Requires a validated config (hosts and groups exist, no cycles) that
@@ -40,10 +52,13 @@ class MemberResolver {
   explicit MemberResolver(const Config& config) : config_(config) {}
   ResolvedMembers Resolve(const Partition& partition, std::optional<Guid> sm_port);
   const std::vector<Guid>& GroupPorts(const std::string& group);
+  // GUIDs held by the remembered expansions.
+  std::size_t remembered() const { return remembered_; }
 
  private:
   const Config& config_;
   std::map<std::string, std::vector<Guid>> groups_;
+  std::size_t remembered_ = 0;
 };
 
 // One-off form of MemberResolver::Resolve().

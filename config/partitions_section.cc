@@ -59,7 +59,9 @@ bool ReadSelector(const std::string& selector, const YAML::Node& value, const st
   bool known = is_host ? state.config.hosts.count(*name) != 0 : state.config.groups.count(*name) != 0;
   if (!known) {
     std::vector<std::string_view> candidates;
-    if (is_host)
+    if (state.sink.full())
+      ;  // the diagnostic is not kept: no suggestion to search for
+    else if (is_host)
       for (const auto& [host, guids] : state.config.hosts) candidates.push_back(host);
     else
       for (const auto& [group, members] : state.config.groups) candidates.push_back(group);
@@ -129,6 +131,7 @@ void ReadMembers(const YAML::Node& node, const std::string& path, Partition& par
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < node.size(); ++i) {
+    state.deadline.Check();
     std::string member_path = path + "[" + std::to_string(i) + "]";
     std::optional<Member> member = ReadMember(node[i], member_path, partition.defmember, state);
     if (!member) continue;

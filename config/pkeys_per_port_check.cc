@@ -25,6 +25,29 @@ std::optional<Membership> KeywordMembership(const ResolvedMembers& members) {
   return std::nullopt;
 }
 
+// The running total of kMaxPortMemberships.
+class MembershipCount {
+ public:
+  explicit MembershipCount(const Config& config) {
+    std::size_t guids = 0;
+    for (const auto& [host, ports] : config.hosts) guids += ports.size();
+    every_port_ = guids + kMaxFabricPorts;
+    bool has_default = false;
+    for (const Partition& partition : config.partitions) has_default |= partition.pkey == kDefaultPKey;
+    if (!has_default) total_ = every_port_;  // OpenSM's implicit Default
+  }
+  // False once the total is past the bound.
+  bool Add(const Partition& partition, const ResolvedMembers& members, const MemberResolver& resolver) {
+    const bool every_port = !members.keywords.empty() || partition.pkey == kDefaultPKey;
+    total_ += every_port ? every_port_ : members.by_group.size() + members.by_guid.size();
+    return std::max(total_, resolver.remembered()) <= kMaxPortMemberships;
+  }
+
+ private:
+  std::size_t every_port_ = 0;
+  std::size_t total_ = 0;
+};
+
 }  // namespace
 
 void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state) {
@@ -33,9 +56,20 @@ void CheckPKeysPerPort(const YAML::Node& limits_node, ValidationState& state) {
   std::unordered_map<Guid, int> adjustment;
   bool has_default = false;
   MemberResolver resolver(config);
+  MembershipCount memberships(config);
   for (const Partition& partition : config.partitions) {
+    state.deadline.CheckNow();  // a partition may name every port of a large group
     has_default |= partition.pkey == kDefaultPKey;
     ResolvedMembers members = resolver.Resolve(partition, config.sm.port_guid);
+    if (!memberships.Add(partition, members, resolver)) {
+      state.sink.Error(limits_node, "partitions",
+                       "the partitions stand for more than " + std::to_string(kMaxPortMemberships) +
+                           " port memberships (each group counted with its ports in every "
+                           "partition that names it; ALL and the default partition with every "
+                           "port a subnet may have)",
+                       "name fewer ports in fewer partitions");
+      return;
+    }
     std::optional<Membership> keyword = KeywordMembership(members);
     int base = keyword ? Entries(*keyword) : (partition.pkey == kDefaultPKey ? 1 : 0);
     unnamed += base;

@@ -3,6 +3,8 @@
 #include "config/plan.h"
 
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -132,27 +134,41 @@ std::vector<FabricPort> PortUniverse(const Config& before, const Config& after,
   return universe;
 }
 
+// Pairs each unpaired partition of `after`, in order, with the first unused
+// one of `before` whose `key` is the same. A map per key: a config may hold
+// many thousands of partitions, and a scan of `before` for each would be
+// quadratic.
+template <typename KeyOf>
+void PairBy(const std::vector<PartitionMembership>& before,
+            const std::vector<PartitionMembership>& after,
+            std::vector<const PartitionMembership*>& match, std::vector<bool>& used, KeyOf key_of) {
+  std::map<decltype(key_of(before[0].partition)), std::deque<std::size_t>> unused;
+  for (std::size_t j = 0; j < before.size(); ++j)
+    if (!used[j]) unused[key_of(before[j].partition)].push_back(j);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    auto candidates = unused.find(key_of(after[i].partition));
+    if (match[i] != nullptr || candidates == unused.end()) continue;
+    std::deque<std::size_t>& queue = candidates->second;
+    while (!queue.empty() && used[queue.front()]) queue.pop_front();
+    if (queue.empty()) continue;
+    match[i] = &before[queue.front()];
+    used[queue.front()] = true;
+    queue.pop_front();
+  }
+}
+
 // Pairs each partition of `after` with the one of `before` of the same name,
 // else the same P_Key (a rename); unpaired ones are added or removed.
 std::vector<std::pair<const PartitionMembership*, const PartitionMembership*>> PairPartitions(
     const std::vector<PartitionMembership>& before, const std::vector<PartitionMembership>& after) {
   std::vector<const PartitionMembership*> match(after.size(), nullptr);
-  std::set<const PartitionMembership*> used;
-  auto pair_by = [&](auto same) {
-    for (size_t i = 0; i < after.size(); ++i)
-      for (const PartitionMembership& old : before)
-        if (match[i] == nullptr && used.count(&old) == 0 &&
-            same(old.partition, after[i].partition)) {
-          match[i] = &old;
-          used.insert(&old);
-        }
-  };
-  pair_by([](const Partition& a, const Partition& b) { return a.name == b.name; });
-  pair_by([](const Partition& a, const Partition& b) { return a.pkey == b.pkey; });
+  std::vector<bool> used(before.size(), false);
+  PairBy(before, after, match, used, [](const Partition& p) { return p.name; });
+  PairBy(before, after, match, used, [](const Partition& p) { return p.pkey; });
   std::vector<std::pair<const PartitionMembership*, const PartitionMembership*>> pairs;
   for (size_t i = 0; i < after.size(); ++i) pairs.emplace_back(match[i], &after[i]);
-  for (const PartitionMembership& old : before)
-    if (used.count(&old) == 0) pairs.emplace_back(&old, nullptr);
+  for (std::size_t j = 0; j < before.size(); ++j)
+    if (!used[j]) pairs.emplace_back(&before[j], nullptr);
   return pairs;
 }
 

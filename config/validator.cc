@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "config/validator_internal.h"
+#include "config/yaml_bounds.h"
 
 namespace smsupd::config {
 namespace {
@@ -101,31 +102,50 @@ bool IsValidName(const std::string& name, size_t max_length) {
   });
 }
 
-int ValidationOutcome::ErrorCount() const {
+namespace {
+
+int ShownErrors(const std::vector<Diagnostic>& diagnostics) {
   return static_cast<int>(std::count_if(diagnostics.begin(), diagnostics.end(),
                                         [](const Diagnostic& d) { return d.severity == Severity::kError; }));
 }
 
+}  // namespace
+
+// The summary of hidden diagnostics is one diagnostic too: not counted.
+int ValidationOutcome::ErrorCount() const {
+  return ShownErrors(diagnostics) - (hidden_errors > 0 ? 1 : 0) + hidden_errors;
+}
+
 int ValidationOutcome::WarningCount() const {
-  return static_cast<int>(diagnostics.size()) - ErrorCount();
+  const int summary = hidden_errors == 0 && hidden_warnings > 0 ? 1 : 0;
+  return static_cast<int>(diagnostics.size()) - ShownErrors(diagnostics) - summary + hidden_warnings;
 }
 
 ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name,
-                               KeyFile key_file) {
+                               KeyFile key_file, const Deadline& deadline) {
   DiagnosticSink sink(file_name);
-  ValidationState state(sink);
+  ValidationState state(sink, deadline);
   state.read_key_file = key_file == KeyFile::kRead;
-  state.config.source_path = file_name;
-  state.config.source_text = std::string(yaml);
+  state.config.source_path = sink.file();
   try {
-    YAML::Node document = YAML::Load(state.config.source_text);
-    ReadDocument(document, state);
+    if (auto out = CheckYamlBounds(yaml, deadline)) {
+      sink.ErrorAt(out->line, out->column, "", out->what, out->valid);
+    } else {
+      state.config.source_text = std::string(yaml);
+      YAML::Node document = YAML::Load(state.config.source_text);
+      ReadDocument(document, state);
+    }
   } catch (const YAML::Exception& error) {
     sink.ErrorAt(error.mark.line + 1, error.mark.column + 1, "", "YAML syntax error: " + error.msg,
                  "fix the YAML syntax");
+  } catch (const DeadlineExceeded&) {
+    sink.ErrorAt(0, 0, "", "validation stopped: it took longer than the time a request may take",
+                 "validate a smaller config, or on the node with smsupd --check");
   }
   ValidationOutcome outcome;
-  outcome.diagnostics = std::move(sink.diagnostics());
+  outcome.hidden_errors = sink.hidden_errors();
+  outcome.hidden_warnings = sink.hidden_warnings();
+  outcome.diagnostics = sink.TakeDiagnostics();
   SortByPosition(outcome.diagnostics);
   if (outcome.ErrorCount() == 0) {
     if (state.config.node.empty()) state.config.node = HostName();
@@ -134,8 +154,8 @@ ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_na
   return outcome;
 }
 
-ValidationOutcome LoadAndValidate(const std::string& path) {
-  Result<std::string> text = ReadWholeFile(path);
+ValidationOutcome LoadAndValidate(const std::string& path, const Deadline& deadline) {
+  Result<std::string> text = ReadWholeFile(path, kMaxConfigBytes);
   if (!text.ok()) {
     ValidationOutcome outcome;
     outcome.unreadable = true;
@@ -143,7 +163,7 @@ ValidationOutcome LoadAndValidate(const std::string& path) {
         Diagnostic{Severity::kError, path, 0, 0, "", text.error().message, ""});
     return outcome;
   }
-  return ValidateText(*text, path);
+  return ValidateText(*text, path, KeyFile::kRead, deadline);
 }
 
 }  // namespace smsupd::config

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/deadline.h"
 #include "config/config.h"
 #include "config/diagnostic.h"
 
@@ -19,15 +20,20 @@ struct ValidationOutcome {
   std::vector<Diagnostic> diagnostics;
   // The file could not be read at all (exit code 2 of the commands).
   bool unreadable = false;
+  // Past kMaxDiagnostics: not in `diagnostics` but for the last one, which
+  // counts them (its severity is error when any error is hidden).
+  int hidden_errors = 0;
+  int hidden_warnings = 0;
 
   bool ok() const { return config.has_value(); }
   int ErrorCount() const;
   int WarningCount() const;
 };
 
-// Reads `path` and validates it. The sm_key_file it names is read and checked
-// too (existence, permissions, content).
-ValidationOutcome LoadAndValidate(const std::string& path);
+// Reads `path` (at most kMaxConfigBytes) and validates it. The sm_key_file
+// it names is read and checked too (existence, permissions, content).
+ValidationOutcome LoadAndValidate(const std::string& path,
+                                  const Deadline& deadline = Deadline::Never());
 
 // Whether validation opens the sm_key_file a text names.
 enum class KeyFile {
@@ -38,7 +44,10 @@ enum class KeyFile {
 
 // Validates YAML text; `file_name` is used in diagnostics and as
 // Config::source_path. Relative sm_key_file paths are used as given.
+// The text must keep the bounds of yaml_bounds.h (refused otherwise, before
+// a tree is built); past `deadline` validation stops with an error.
 ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_name,
-                               KeyFile key_file = KeyFile::kRead);
+                               KeyFile key_file = KeyFile::kRead,
+                               const Deadline& deadline = Deadline::Never());
 
 }  // namespace smsupd::config

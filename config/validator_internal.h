@@ -9,20 +9,25 @@
 #include <string_view>
 #include <vector>
 
+#include "common/deadline.h"
 #include "config/config.h"
 #include "config/yaml_view.h"
 
 namespace smsupd::config {
 
 struct ValidationState {
-  explicit ValidationState(DiagnosticSink& sink_in) : sink(sink_in) {}
+  ValidationState(DiagnosticSink& sink_in, const Deadline& deadline_in)
+      : sink(sink_in), deadline(deadline_in) {}
   Config config;
   DiagnosticSink& sink;
+  // Checked in every loop over the caller's entries (throws DeadlineExceeded).
+  const Deadline& deadline;
   bool read_key_file = true;  // ValidateText's KeyFile
   // Where each host, group and host GUID was defined, for later diagnostics.
   std::map<std::string, YAML::Node> host_nodes;
   std::map<std::string, YAML::Node> group_nodes;
   std::map<Guid, YAML::Node> guid_nodes;
+  std::map<Guid, std::string> guid_hosts;  // the host that claimed each GUID
 };
 
 // Letters, digits, '_', '.', '-'; 1..max_length characters.

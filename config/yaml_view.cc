@@ -8,11 +8,43 @@
 
 namespace smsupd::config {
 
+std::string CutText(std::string text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit < 3 ? 0 : limit - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
+}
+
+DiagnosticSink::DiagnosticSink(std::string file)
+    : file_(CutText(std::move(file), kMaxDiagnosticPartBytes)) {}
+
 void DiagnosticSink::Add(Severity severity, int line, int column, std::string path,
                          std::string what, std::string valid) {
-  if (severity == Severity::kError) ++errors_;
-  diagnostics_.push_back(Diagnostic{severity, file_, line, column, std::move(path),
-                                    std::move(what), std::move(valid)});
+  const bool error = severity == Severity::kError;
+  if (error) ++errors_;
+  if (diagnostics_.size() >= kMaxDiagnostics) {
+    ++(error ? dropped_errors_ : dropped_warnings_);
+    return;
+  }
+  diagnostics_.push_back(Diagnostic{severity, file_, line, column,
+                                    CutText(std::move(path), kMaxDiagnosticPartBytes),
+                                    CutText(std::move(what), kMaxDiagnosticPartBytes),
+                                    CutText(std::move(valid), kMaxDiagnosticPartBytes)});
+}
+
+std::vector<Diagnostic> DiagnosticSink::TakeDiagnostics() {
+  std::vector<Diagnostic> taken = std::move(diagnostics_);
+  diagnostics_.clear();
+  if (dropped_errors_ + dropped_warnings_ > 0) {
+    taken.push_back(Diagnostic{dropped_errors_ > 0 ? Severity::kError : Severity::kWarning, file_,
+                               0, 0, "",
+                               std::to_string(dropped_errors_) + " more error(s) and " +
+                                   std::to_string(dropped_warnings_) +
+                                   " more warning(s) not shown",
+                               "fix the ones above first"});
+  }
+  return taken;
 }
 
 void DiagnosticSink::Error(const YAML::Node& at, std::string path, std::string what,

@@ -16,10 +16,17 @@
 
 namespace smsupd::config {
 
+// At most this many diagnostics are kept per text; the rest are counted and
+// summed up in one last diagnostic ("N more errors and M more warnings").
+inline constexpr std::size_t kMaxDiagnostics = 100;
+// Each part of a diagnostic (file name, YAML path, what, valid) is cut to
+// this many bytes: they quote the caller's text and name.
+inline constexpr std::size_t kMaxDiagnosticPartBytes = 1024;
+
 // Collects diagnostics for one file.
 class DiagnosticSink {
  public:
-  explicit DiagnosticSink(std::string file) : file_(std::move(file)) {}
+  explicit DiagnosticSink(std::string file);
 
   void Error(const YAML::Node& at, std::string path, std::string what, std::string valid = "");
   void Warning(const YAML::Node& at, std::string path, std::string what, std::string valid = "");
@@ -29,13 +36,25 @@ class DiagnosticSink {
 
   const std::string& file() const { return file_; }
   bool has_errors() const { return errors_ > 0; }
-  std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
+  // No more diagnostics are kept: work that only improves their text (a
+  // "did you mean" search over every name) is not worth doing.
+  bool full() const { return diagnostics_.size() >= kMaxDiagnostics; }
+  // The kept diagnostics, then (past kMaxDiagnostics) one that counts the rest.
+  std::vector<Diagnostic> TakeDiagnostics();
+  int hidden_errors() const { return dropped_errors_; }
+  int hidden_warnings() const { return dropped_warnings_; }
 
  private:
   std::string file_;
   std::vector<Diagnostic> diagnostics_;
   int errors_ = 0;
+  int dropped_errors_ = 0;
+  int dropped_warnings_ = 0;
 };
+
+// `text` cut to at most `limit` bytes on a UTF-8 character boundary, with
+// "..." in place of what was cut.
+std::string CutText(std::string text, std::size_t limit);
 
 // 1-based line and column of a node (yaml-cpp marks are 0-based).
 int LineOf(const YAML::Node& node);
