@@ -74,9 +74,11 @@ std::map<Guid, std::string> HostNames(const Config& before, const Config& after)
   return names;
 }
 
+// Every change is counted in `total`; only the first `listed` are kept.
 std::vector<MemberChange> MemberChanges(const std::map<Guid, Membership>& before,
                                         const std::map<Guid, Membership>& after,
-                                        const std::map<Guid, std::string>& names) {
+                                        const std::map<Guid, std::string>& names,
+                                        std::size_t listed, std::size_t& total) {
   std::set<Guid> guids;
   for (const auto& [guid, membership] : before) guids.insert(guid);
   for (const auto& [guid, membership] : after) guids.insert(guid);
@@ -88,6 +90,7 @@ std::vector<MemberChange> MemberChanges(const std::map<Guid, Membership>& before
   for (Guid guid : guids) {
     MemberChange change{guid, "", name_of(before, guid), name_of(after, guid)};
     if (change.before == change.after) continue;
+    if (++total > listed) continue;
     if (auto it = names.find(guid); it != names.end()) change.host = it->second;
     changes.push_back(std::move(change));
   }
@@ -172,15 +175,18 @@ std::vector<std::pair<const PartitionMembership*, const PartitionMembership*>> P
   return pairs;
 }
 
+// `listed`: how many more member changes the plan may list.
 std::optional<PartitionPlan> PlanPartition(const PartitionMembership* before,
                                            const PartitionMembership* after,
-                                           const std::map<Guid, std::string>& names) {
+                                           const std::map<Guid, std::string>& names,
+                                           std::size_t listed) {
   static const std::map<Guid, Membership> kNone;
   const Partition& shown = after != nullptr ? after->partition : before->partition;
   PartitionPlan plan;
   plan.name = shown.name;
   plan.pkey = shown.pkey;
-  plan.members = MemberChanges(before ? before->ports : kNone, after ? after->ports : kNone, names);
+  plan.members = MemberChanges(before ? before->ports : kNone, after ? after->ports : kNone, names,
+                               listed, plan.members_total);
   if (before == nullptr) {
     plan.kind = PartitionPlan::Kind::kAdded;
     plan.changes = DefinitionSettings(shown);
@@ -189,7 +195,7 @@ std::optional<PartitionPlan> PlanPartition(const PartitionMembership* before,
   } else {
     plan.kind = PartitionPlan::Kind::kChanged;
     plan.changes = DefinitionChanges(before->partition, after->partition);
-    if (plan.changes.empty() && plan.members.empty()) return std::nullopt;
+    if (plan.changes.empty() && plan.members_total == 0) return std::nullopt;
   }
   return plan;
 }
@@ -219,16 +225,26 @@ const char* PartitionPlanKindName(PartitionPlan::Kind kind) {
 }
 
 ConfigPlan PlanConfigChange(const Config& before, const Config& after,
-                            const std::vector<FabricPort>& ports, Guid local_sm_port) {
+                            const std::vector<FabricPort>& ports, Guid local_sm_port,
+                            const Deadline& deadline) {
   ConfigPlan plan;
   std::vector<FabricPort> universe = PortUniverse(before, after, ports, local_sm_port);
   std::vector<PartitionMembership> old_partitions = PartitionMemberships(before, universe);
+  deadline.CheckNow();
   std::vector<PartitionMembership> new_partitions = PartitionMemberships(after, universe);
+  deadline.CheckNow();
   std::map<Guid, std::string> names = HostNames(before, after);
-  for (const auto& [old_one, new_one] : PairPartitions(old_partitions, new_partitions))
-    if (auto partition = PlanPartition(old_one, new_one, names))
+  std::size_t listed = 0;
+  for (const auto& [old_one, new_one] : PairPartitions(old_partitions, new_partitions)) {
+    deadline.Check();
+    if (auto partition = PlanPartition(old_one, new_one, names, kMaxListedMemberChanges - listed)) {
+      listed += partition->members.size();
       plan.partitions.push_back(std::move(*partition));
+    }
+  }
+  deadline.CheckNow();
   plan.ports_changed = CountChangedPorts(old_partitions, new_partitions, universe);
+  deadline.CheckNow();
   plan.options = plan_internal::PlanOptions(before, after, local_sm_port);
   for (const OptionPlan& option : plan.options) plan.needs_restart |= option.needs_restart;
   plan.other = plan_internal::PlanOtherSettings(before, after);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/deadline.h"
 #include "common/guid.h"
 #include "config/config.h"
 #include "config/pkey_tables.h"
@@ -34,8 +35,16 @@ struct PartitionPlan {
   // "ipoib false -> true"; for an added partition the flags it sets
   // ("ipoib", "mtu 4096"); none for a removed one.
   std::vector<std::string> changes;
-  std::vector<MemberChange> members;  // resolved per port, by GUID
+  // Resolved per port, by GUID: the first of them while the plan lists fewer
+  // than kMaxListedMemberChanges in all; `members_total` counts every one.
+  std::vector<MemberChange> members;
+  std::size_t members_total = 0;
 };
+
+// Member changes a plan lists, over all its partitions (the rest are
+// counted): a change of a large config may move millions of memberships,
+// and the plan is a reply, an event and a generation's record.
+inline constexpr std::size_t kMaxListedMemberChanges = 10'000;
 
 // An opensm.conf option whose value OpenSM will read differently, smsupd's
 // own options (guid, partition_config_file, allow_both_pkeys, log_file...)
@@ -65,7 +74,7 @@ struct ConfigPlan {
   // The table `smctl plan` prints (ends with a newline).
   std::string Format() const;
   // Keys: changed, summary, partitions[{name,pkey,kind,changes,members[{guid,
-  // host,before,after}]}], options[{name,before,after,needs_restart}],
+  // host,before,after}],members_total}], options[{name,before,after,needs_restart}],
   // ports_changed, needs_restart, opensm_affected, other. GUIDs and P_Keys as "0x..." strings,
   // kind "added"/"removed"/"changed".
   nlohmann::json ToJson() const;
@@ -78,9 +87,11 @@ const char* PartitionPlanKindName(PartitionPlan::Kind kind);  // "added", ...
 // missing, so a change to a host that is down right now still shows.
 // `local_sm_port` is the applying SM's port (SELF and OpenSM's base in
 // 0x7fff); 0 when unknown (then sm.port_guid, else any port `ports` marks).
-// Both configs must be validated.
+// Both configs must be validated (which bounds the work: kMaxPortMemberships).
+// Past `deadline` it throws DeadlineExceeded.
 ConfigPlan PlanConfigChange(const Config& before, const Config& after,
-                            const std::vector<FabricPort>& ports, Guid local_sm_port);
+                            const std::vector<FabricPort>& ports, Guid local_sm_port,
+                            const Deadline& deadline = Deadline::Never());
 
 namespace plan_internal {
 // The opensm.conf option differences (config/plan_settings.cc).

@@ -8,7 +8,7 @@
 namespace smsupd::config {
 namespace {
 
-// Member rows printed per partition; the JSON always has them all.
+// Member rows printed per partition; the JSON has up to kMaxListedMemberChanges.
 constexpr size_t kPrintedMembersPerPartition = 20;
 
 std::string PKeyText(std::uint16_t pkey) {
@@ -70,9 +70,10 @@ std::string MembersTable(const std::vector<PartitionPlan>& partitions) {
                       FormatGuid(member.guid), member.before.empty() ? "-" : member.before,
                       member.after.empty() ? "-" : member.after});
     }
-    if (partition.members.size() > shown)
-      omitted.push_back("  ... " + std::to_string(partition.members.size() - shown) + " more in " +
-                        partition.name + " (--json lists all)\n");
+    if (partition.members_total > shown)
+      omitted.push_back("  ... " + std::to_string(partition.members_total - shown) + " more in " +
+                        partition.name + " (--json lists up to " +
+                        std::to_string(kMaxListedMemberChanges) + " in all)\n");
   }
   if (rows.size() == 1) return "";
   return "Members\n" + Table(rows) + Joined(omitted, "");
@@ -140,7 +141,8 @@ nlohmann::json ConfigPlan::ToJson() const {
                                {"pkey", PKeyText(partition.pkey)},
                                {"kind", PartitionPlanKindName(partition.kind)},
                                {"changes", partition.changes},
-                               {"members", std::move(members_json)}});
+                               {"members", std::move(members_json)},
+                               {"members_total", partition.members_total}});
   }
   nlohmann::json options_json = nlohmann::json::array();
   for (const OptionPlan& option : options)

@@ -391,9 +391,43 @@ TEST(Plan, LongMemberListsAreCutInTheTableNotInJson) {
   ConfigPlan plan = Plan(before, after);
   ASSERT_EQ(plan.partitions.size(), 1u);
   EXPECT_EQ(plan.partitions[0].members.size(), 25u);
-  EXPECT_NE(plan.Format().find("  ... 5 more in big (--json lists all)\n"), std::string::npos)
+  EXPECT_NE(plan.Format().find("  ... 5 more in big (--json lists up to 10000 in all)\n"),
+            std::string::npos)
       << plan.Format();
   EXPECT_EQ(plan.ToJson()["partitions"][0]["members"].size(), 25u);
+  EXPECT_EQ(plan.ToJson()["partitions"][0]["members_total"], 25u);
+}
+
+// 3 partitions of 6,000 new members each: 10,000 listed (the first
+// partition's 6,000, the second's first 4,000), every one counted.
+TEST(Plan, APlanListsAtMostTenThousandMemberChangesAndCountsTheRest) {
+  std::string hosts;
+  for (int i = 0; i < 6000; ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  n%d: 0x0002c9040%07x\n", i, i + 1);
+    hosts += line;
+  }
+  std::string before = Yaml(kDefault);
+  before.insert(before.find("groups:"), hosts);
+  std::string all = "[";
+  for (int i = 0; i < 6000; ++i) all += (i ? ", n" : "n") + std::to_string(i);
+  before.insert(before.find("groups:") + 8, "  many: " + all + "]\n");
+  std::string after = before;
+  for (int p = 0; p < 3; ++p)
+    after += "  - { name: big" + std::to_string(p) + ", pkey: " + std::to_string(p + 5) +
+             ", members: [{ group: many }] }\n";
+  ConfigPlan plan = Plan(before, after);
+  ASSERT_EQ(plan.partitions.size(), 3u);
+  std::size_t listed = 0;
+  for (const PartitionPlan& partition : plan.partitions) {
+    EXPECT_EQ(partition.members_total, 6000u);
+    listed += partition.members.size();
+  }
+  EXPECT_EQ(listed, kMaxListedMemberChanges);
+  EXPECT_EQ(plan.partitions[2].members.size(), 0u);
+  EXPECT_EQ(plan.ToJson()["partitions"][2]["members_total"], 6000u);
+  EXPECT_NE(plan.Format().find("  ... 5980 more in big0"), std::string::npos) << plan.Format();
+  EXPECT_NE(plan.Format().find("  ... 6000 more in big2"), std::string::npos) << plan.Format();
 }
 
 TEST(Plan, JsonHasTheWireKeys) {
@@ -414,7 +448,8 @@ TEST(Plan, JsonHasTheWireKeys) {
                                                     {{{"guid", "0x0002c90300000004"},
                                                       {"host", "h3"},
                                                       {"before", ""},
-                                                      {"after", "full"}}}}}));
+                                                      {"after", "full"}}}},
+                                                   {"members_total", 1}}));
   EXPECT_EQ(
       json["options"][0],
       (nlohmann::json{{"name", "lmc"}, {"before", "0"}, {"after", "1"}, {"needs_restart", true}}));
