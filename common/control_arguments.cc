@@ -120,6 +120,9 @@ Result<PlanArguments> ParsePlanArguments(const nlohmann::json& arguments) {
   }
   reader.String("file", &args.file, false);
   if (reader.error()) return *reader.error();
+  if (args.file.size() > kMaxPlanFileNameBytes)
+    return Error{"arguments.file: a name of " + std::to_string(args.file.size()) +
+                 " bytes; the limit is " + std::to_string(kMaxPlanFileNameBytes)};
   if (!args.yaml && !args.file.empty())
     return Error{"arguments.file: plan takes the config text in \"yaml\" (\"file\" only names it); "
                  "the daemon does not open a caller's files"};

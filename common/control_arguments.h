@@ -3,6 +3,7 @@
 // refuses unknown keys, so that a typo is never silently ignored.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,6 +71,8 @@ Result<RestartOpenSmArguments> ParseRestartOpenSmArguments(const nlohmann::json&
 // Neither: the daemon plans its own config file. A "file" without "yaml" is
 // refused: the daemon never opens a path a caller names (it runs as root;
 // a read-only caller could read any file or hang it on a FIFO).
+// "file" is a name for diagnostics, at most a path's length (PATH_MAX).
+inline constexpr std::size_t kMaxPlanFileNameBytes = 4096;
 struct PlanArguments {
   std::optional<std::string> yaml;
   std::string file;

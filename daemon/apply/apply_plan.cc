@@ -5,8 +5,9 @@
 namespace smsupd {
 
 ApplyPlan PlanApply(const config::Config& before, const config::Config& after,
-                    const std::vector<config::FabricPort>& ports, Guid local_sm_port) {
-  config::ConfigPlan plan = config::PlanConfigChange(before, after, ports, local_sm_port);
+                    const std::vector<config::FabricPort>& ports, Guid local_sm_port,
+                    const Deadline& deadline) {
+  config::ConfigPlan plan = config::PlanConfigChange(before, after, ports, local_sm_port, deadline);
   ApplyPlan result;
   result.changed = plan.changed;
   result.needs_restart = plan.needs_restart;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/deadline.h"
 #include "common/guid.h"
 #include "config/config.h"
 #include "config/pkey_tables.h"
@@ -24,7 +25,9 @@ struct ApplyPlan {
 };
 
 // `ports`: the end ports last seen on the fabric (may be empty).
+// Past `deadline` it throws DeadlineExceeded (a request's job).
 ApplyPlan PlanApply(const config::Config& before, const config::Config& after,
-                    const std::vector<config::FabricPort>& ports, Guid local_sm_port);
+                    const std::vector<config::FabricPort>& ports, Guid local_sm_port,
+                    const Deadline& deadline = Deadline::Never());
 
 }  // namespace smsupd

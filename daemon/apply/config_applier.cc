@@ -65,11 +65,11 @@ void ConfigApplier::RegisterCommands(control::CommandRouter& router) {
   router.Register("reload", [this](const Request& request, const Caller& caller, Reply reply) {
     HandleReload(request, caller, std::move(reply));
   });
-  router.Register("validate", [this](const Request& request, const Caller&, Reply reply) {
-    HandleValidate(request, std::move(reply));
+  router.Register("validate", [this](const Request& request, const Caller& caller, Reply reply) {
+    HandleValidate(request, caller, std::move(reply));
   });
-  router.Register("plan", [this](const Request& request, const Caller&, Reply reply) {
-    HandlePlan(request, std::move(reply));
+  router.Register("plan", [this](const Request& request, const Caller& caller, Reply reply) {
+    HandlePlan(request, caller, std::move(reply));
   });
   router.Register("history", [this](const Request&, const Caller&, Reply reply) {
     HandleHistory(std::move(reply));
@@ -129,14 +129,32 @@ void ConfigApplier::HandleReload(const control::Request& request, const control:
 // `validate` without arguments: the config file on disk, as a reload would
 // read it. Validating a text sent with the request is smctl's own offline
 // work (smctl validate FILE).
-void ConfigApplier::HandleValidate(const control::Request& request, Reply reply) {
+// Off the loop, like a plan: a large config takes CPU seconds, and a flood
+// of validations must not delay the failover watch or the watchdog.
+void ConfigApplier::HandleValidate(const control::Request& request, const control::Caller& caller,
+                                   Reply reply) {
   if (!request.arguments.empty())
     return reply(MakeResponse(ResultCode::kUnsupported,
                               "'validate' is not implemented by this daemon"));
-  auto outcome = config::LoadAndValidate(config_path_);
-  reply(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
-                     config_path_ + (outcome.ok() ? " is valid" : " is invalid"),
-                     {{"valid", outcome.ok()}, {"diagnostics", DiagnosticsOf(outcome)}}));
+  auto job = [path = config_path_, reply](const Deadline& deadline) {
+    auto outcome = config::LoadAndValidate(path, deadline);
+    reply(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
+                       path + (outcome.ok() ? " is valid" : " is invalid"),
+                       {{"valid", outcome.ok()}, {"diagnostics", DiagnosticsOf(outcome)}}));
+  };
+  SubmitJob(caller, "validation", std::move(job), std::move(reply));
+}
+
+void ConfigApplier::SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job,
+                              Reply reply) {
+  const auto lane = caller.access == control::AccessLevel::kFull ? RequestJobs::Lane::kOwner
+                                                                 : RequestJobs::Lane::kMember;
+  auto failed = [reply, what = std::string(what)](const std::string& why) {
+    reply(MakeResponse(ResultCode::kError, "the " + what + " " + why + "; nothing changed"));
+  };
+  const RequestJobs::Submitted submitted = jobs_.Submit(lane, caller.uid, std::move(job), failed);
+  if (submitted != RequestJobs::Submitted::kQueued)
+    reply(MakeResponse(ResultCode::kBusy, RefusalText(submitted)));
 }
 
 // Loads what `request` names: the config file, or a stored generation's YAML.

@@ -32,7 +32,7 @@
 #include "common/result.h"
 #include "config/pkey_tables.h"
 #include "daemon/apply/apply_decision.h"
-#include "daemon/apply/background_jobs.h"
+#include "daemon/apply/request_jobs.h"
 #include "daemon/apply/generation_store.h"
 #include "daemon/apply/running_config.h"
 #include "daemon/clock.h"
@@ -121,8 +121,11 @@ class ConfigApplier {
   nlohmann::json ApplyArguments(const ApplyRun& run, bool final = false) const;
 
   void HandleReload(const control::Request& request, const control::Caller& caller, Reply reply);
-  void HandleValidate(const control::Request& request, Reply reply);
-  void HandlePlan(const control::Request& request, Reply reply);
+  void HandleValidate(const control::Request& request, const control::Caller& caller, Reply reply);
+  void HandlePlan(const control::Request& request, const control::Caller& caller, Reply reply);
+  // Runs `job` on the caller's lane of jobs_, answering `reply` if it fails
+  // or is refused.
+  void SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job, Reply reply);
   void HandleHistory(Reply reply);
   void HandleRollback(const control::Request& request, const control::Caller& caller, Reply reply);
 
@@ -142,9 +145,9 @@ class ConfigApplier {
   std::vector<config::FabricPort> known_ports_;  // end ports of the last verification
   std::optional<DiscoveredPort> far_port_;       // the farthest CA port it found
   bool stopping_ = false;
-  // Validates and plans callers' texts off the event loop. Last member: its
-  // destructor waits for a running plan, which reads nothing of the above.
-  BackgroundJobs plans_;
+  // Validates and plans off the event loop. Last member: its destructor
+  // waits for the running jobs, which read nothing of the above.
+  RequestJobs jobs_;
 };
 
 }  // namespace smsupd

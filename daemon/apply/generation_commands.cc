@@ -32,14 +32,15 @@ std::optional<std::uint64_t> PreviousGeneration(const std::vector<GenerationMeta
 }
 
 // The plan of `text` (nullopt: the file at `path`, the daemon's own config)
-// against the running config. Runs on the BackgroundJobs thread: everything
+// against the running config. Runs on a RequestJobs thread: everything
 // it reads is a copy.
 control::Response PlanAgainst(const config::Config& running, Guid port, std::uint64_t generation,
                               const std::vector<config::FabricPort>& ports,
-                              const std::optional<std::string>& text, const std::string& path) {
+                              const std::optional<std::string>& text, const std::string& path,
+                              const Deadline& deadline) {
   config::ValidationOutcome outcome =
-      text ? config::ValidateText(*text, path, config::KeyFile::kNameOnly)
-           : config::LoadAndValidate(path);
+      text ? config::ValidateText(*text, path, config::KeyFile::kNameOnly, deadline)
+           : config::LoadAndValidate(path, deadline);
   if (!outcome.ok()) {
     std::string message = path + ": " + std::to_string(outcome.ErrorCount()) +
                           " error(s); nothing would be applied";
@@ -52,7 +53,7 @@ control::Response PlanAgainst(const config::Config& running, Guid port, std::uin
   // The key file a caller's text names is not read: the same file is taken
   // to hold the running key; another one shows as a changed sm_key_file.
   if (text) next.sm.sm_key = running.sm.sm_key;
-  ApplyPlan plan = PlanApply(running, next, ports, port);
+  ApplyPlan plan = PlanApply(running, next, ports, port, deadline);
   nlohmann::json arguments = plan.json;
   arguments["valid"] = true;
   arguments["diagnostics"] = Diagnostics(outcome);
@@ -65,17 +66,17 @@ control::Response PlanAgainst(const config::Config& running, Guid port, std::uin
 // Validation and planning of a large config take CPU seconds: off the loop.
 // No file a caller names is opened (ParsePlanArguments refuses a bare
 // "file"); without a text the daemon plans its own config file.
-void ConfigApplier::HandlePlan(const control::Request& request, Reply reply) {
+void ConfigApplier::HandlePlan(const control::Request& request, const control::Caller& caller,
+                               Reply reply) {
   auto args = control::ParsePlanArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
   std::string path = args->file.empty() ? (args->yaml ? "<plan>" : config_path_) : args->file;
   auto job = [running = running_.config, port = running_.port_guid,
               generation = running_.generation.number, ports = known_ports_,
-              text = std::move(args->yaml), path, reply]() {
-    reply(PlanAgainst(running, port, generation, ports, text, path));
+              text = std::move(args->yaml), path, reply](const Deadline& deadline) {
+    reply(PlanAgainst(running, port, generation, ports, text, path, deadline));
   };
-  if (!plans_.Submit(std::move(job)))
-    reply(MakeResponse(ResultCode::kError, "too many plans waiting to be computed; try again"));
+  SubmitJob(caller, "plan", std::move(job), std::move(reply));
 }
 
 void ConfigApplier::HandleHistory(Reply reply) {

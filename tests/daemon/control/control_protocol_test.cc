@@ -211,5 +211,19 @@ TEST(ControlProtocolTest, Rfc3339WithMilliseconds) {
   EXPECT_EQ(FormatRfc3339Millis(time), "2025-12-02T17:33:04.123Z");
 }
 
+// plan's "file" only names the text in diagnostics: a path's length at most.
+TEST(ControlProtocolTest, APlanFileNameLongerThanAPathIsRefused) {
+  auto request = [](std::size_t length) {
+    return ParseRequest(R"({"version":1,"command":"plan","arguments":{"yaml":"version: 1","file":")" +
+                        std::string(length, 'f') + R"("}})");
+  };
+  EXPECT_TRUE(std::holds_alternative<Request>(request(kMaxPlanFileNameBytes)));
+  auto refused = request(8 * 1024 * 1024);
+  ASSERT_TRUE(std::holds_alternative<Response>(refused));
+  EXPECT_EQ(std::get<Response>(refused).result, ResultCode::kBadRequest);
+  EXPECT_EQ(std::get<Response>(refused).text,
+            "arguments.file: a name of 8388608 bytes; the limit is 4096");
+}
+
 }  // namespace
 }  // namespace smsupd::control
