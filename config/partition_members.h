@@ -39,7 +39,7 @@ struct ResolvedMembers {
 // it, so what is done with a valid config (rendering, planning, verifying)
 // is bounded by it too. 10,000 hosts of two ports in 1,000 partitions of 100
 // hosts each and a Default of ALL stand for about 270,000.
-inline constexpr std::size_t kMaxPortMemberships = 4'000'000;
+inline constexpr std::size_t kMaxPortMemberships = 2'000'000;
 // End ports a subnet can address: the unicast LIDs 0x0001-0xbfff.
 inline constexpr std::size_t kMaxFabricPorts = 0xbfff;
 
