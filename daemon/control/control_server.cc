@@ -111,6 +111,11 @@ void ControlServer::OnAccepted(Socket socket) {
   Result<Caller> caller = options_.authenticator(socket.native_handle());
   if (!caller) return RefuseConnection(socket, MakeResponse(ResultCode::kError, caller.error().message));
   if (caller->uid != 0) {
+    if (sessions_.size() + options_.connections_kept_for_root >= options_.max_connections)
+      return RefuseConnection(socket, MakeResponse(ResultCode::kBusy,
+                                                   "busy: " + std::to_string(sessions_.size()) +
+                                                       " connections open; the rest are kept for "
+                                                       "root; try again"));
     std::size_t mine = 0;
     for (const auto& [key, session] : sessions_) mine += session->caller().uid == caller->uid;
     if (mine >= options_.max_connections_per_uid)

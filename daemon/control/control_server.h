@@ -52,6 +52,9 @@ struct ControlServerOptions {
   // gets at most max_connections_per_uid of the max_connections slots.
   std::size_t max_connections = 1024;
   std::size_t max_connections_per_uid = 128;
+  // Of max_connections, this many only root may take: members of the group
+  // (eight uids at their cap, all following events) cannot lock root out.
+  std::size_t connections_kept_for_root = 16;
   std::size_t max_queued_bytes = 256 * 1024;  // per connection, before a follower is dropped
   // After a refused (unparsable) request, the next read on that connection
   // waits this long, doubled per refusal in a row up to 1 s.

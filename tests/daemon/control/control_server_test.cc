@@ -228,6 +228,7 @@ TEST(ControlServerTest, IdleConnectionTimesOut) {
 TEST(ControlServerTest, ConnectionCapRefusesExtraConnectionsAsBusy) {
   ControlServerOptions options;
   options.max_connections = 2;
+  options.connections_kept_for_root = 0;
   RunningServer server(options);
   LineClient first, second, third;
   ASSERT_TRUE(first.Connect(server.socket_path()));
@@ -259,6 +260,43 @@ TEST(ControlServerTest, OneUserGetsAShareOfTheConnectionsNotAll) {
   LineClient root;
   ASSERT_TRUE(root.Connect(server.socket_path()));
   EXPECT_EQ(root.Call(kStatus)->result, ResultCode::kSuccess);
+}
+
+// Group members following events on every slot they may take leave root
+// the slots kept for it.
+TEST(ControlServerTest, SomeConnectionsAreKeptForRoot) {
+  ControlServerOptions options;
+  options.max_connections = 4;
+  options.connections_kept_for_root = 2;
+  RunningServer server(options);
+  server.peer_uid = 1000;
+  server.access = AccessLevel::kReadOnly;
+  LineClient first, second, third;
+  for (LineClient* member : {&first, &second}) {
+    ASSERT_TRUE(member->Connect(server.socket_path()));
+    ASSERT_TRUE(member->Send(R"({"version":1,"command":"events","arguments":{"follow":true}})"
+                             "\n"));
+    ASSERT_TRUE(member->ReadLine());
+  }
+  ASSERT_TRUE(WaitFor([&] { return server.ConnectionCount() == 2; }));
+  server.peer_uid = 1001;  // another member: not its own per-uid cap
+  ASSERT_TRUE(third.Connect(server.socket_path()));
+  auto refused = third.ReadLine();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(ParseResponse(*refused)->result, ResultCode::kBusy) << *refused;
+  EXPECT_NE(refused->find("kept for root"), std::string::npos) << *refused;
+
+  server.peer_uid = 0;
+  server.access = AccessLevel::kFull;
+  LineClient root, root_again, one_too_many;
+  ASSERT_TRUE(root.Connect(server.socket_path()));
+  EXPECT_EQ(root.Call(kStatus)->result, ResultCode::kSuccess);
+  ASSERT_TRUE(root_again.Connect(server.socket_path()));
+  EXPECT_EQ(root_again.Call(kStatus)->result, ResultCode::kSuccess);
+  ASSERT_TRUE(one_too_many.Connect(server.socket_path()));
+  auto busy = one_too_many.ReadLine();
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(ParseResponse(*busy)->result, ResultCode::kBusy);
 }
 
 TEST(ControlServerTest, StaleSocketIsReplacedButALiveOneIsNot) {
