@@ -120,7 +120,7 @@ bool ControlSession::HandleBufferedLine() {
   auto parsed = ParseRequest(line);
   ReleaseReserved();
   if (auto* refusal = std::get_if<Response>(&parsed)) {
-    PauseAfterRefusal();
+    PauseAfterRefusal(++refusals_in_a_row_);
     Reply(*refusal, last);
     return true;
   }
@@ -130,10 +130,9 @@ bool ControlSession::HandleBufferedLine() {
   return true;
 }
 
-void ControlSession::PauseAfterRefusal() {
-  ++refusals_in_a_row_;
+void ControlSession::PauseAfterRefusal(int in_a_row) {
   if (limits_.refusal_pause.count() <= 0) return;
-  std::chrono::milliseconds pause = limits_.refusal_pause * (1 << std::min(refusals_in_a_row_ - 1, 20));
+  std::chrono::milliseconds pause = limits_.refusal_pause * (1 << std::min(in_a_row - 1, 20));
   pause = std::min(pause, limits_.max_refusal_pause);
   pausing_ = true;
   pause_timer_.expires_after(pause);
@@ -145,6 +144,10 @@ void ControlSession::PauseAfterRefusal() {
 
 void ControlSession::Reply(const Response& response, bool close_after) {
   if (closed_ || closing_) return;
+  if (awaiting_reply_) {  // the answer to a request: "busy" slows its asker down
+    busy_in_a_row_ = response.result == ResultCode::kBusy ? busy_in_a_row_ + 1 : 0;
+    if (busy_in_a_row_ > 0 && !pausing_) PauseAfterRefusal(busy_in_a_row_);
+  }
   awaiting_reply_ = false;
   Enqueue(SerializeResponse(response));
   if (close_after || (input_ended_ && input_.empty())) return CloseAfterWrites();

@@ -40,10 +40,11 @@ struct SessionLimits {
   std::size_t max_upload_bytes = kMaxUploadBytes;  // a request that carries a config text
   std::chrono::milliseconds idle_timeout{5000};
   std::size_t max_queued_bytes = 256 * 1024;
-  // After a refused request the session reads the next one only after this
-  // pause, doubled for each refusal in a row up to max_refusal_pause: a
-  // client sending garbage as fast as it can gets a few lines a second, and
-  // the loop stays with everyone else. Zero: no pause.
+  // After a refused request (not a request, or answered "busy") the session
+  // reads the next one only after this pause, doubled for each refusal in a
+  // row up to max_refusal_pause: a client sending garbage, or asking again
+  // the instant it is told "busy", as fast as it can gets a few answers a
+  // second, and the loop stays with everyone else. Zero: no pause.
   std::chrono::milliseconds refusal_pause{50};
   std::chrono::milliseconds max_refusal_pause{1000};
 };
@@ -92,7 +93,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void OnRead(const boost::system::error_code& error, std::size_t bytes);
   // Takes the next whole line out of input_ and hands it on; false if none.
   bool HandleBufferedLine();
-  void PauseAfterRefusal();
+  // `in_a_row`: the refusals of this kind in a row, this one included.
+  void PauseAfterRefusal(int in_a_row);
   bool ReserveFor(std::size_t line_bytes);
   void ReleaseReserved();
   void WatchForHangup();
@@ -112,7 +114,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer write_timer_;
   boost::asio::steady_timer pause_timer_;
-  int refusals_in_a_row_ = 0;
+  int refusals_in_a_row_ = 0;  // lines that were not requests
+  int busy_in_a_row_ = 0;      // requests answered kBusy
   bool pausing_ = false;  // after a refusal: the next read waits for pause_timer_
   std::deque<std::string> outbound_;
   std::size_t queued_bytes_ = 0;

@@ -157,6 +157,27 @@ TEST(ControlServerTest, AfterTheRefusalPauseTheNextLineIsAnswered) {
   EXPECT_EQ(status->result, ResultCode::kSuccess);
 }
 
+// A client asking again the instant it hears "busy" (a flood of validations
+// or plans) is slowed down like one sending garbage; others are not.
+TEST(ControlServerTest, AConnectionToldBusyIsSlowedDownOthersAreNot) {
+  ControlServerOptions options;
+  options.refusal_pause = std::chrono::seconds(60);
+  RunningServer server(options);
+  server.handler.reload_response = MakeResponse(ResultCode::kBusy, "busy: try again");
+  LineClient asker;
+  ASSERT_TRUE(asker.Connect(server.socket_path()));
+  ASSERT_TRUE(asker.Send(std::string(kReload) + "\n" + kReload + "\n"));
+  auto first = asker.ReadLine();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(ParseResponse(*first)->result, ResultCode::kBusy);
+  LineClient other;
+  ASSERT_TRUE(other.Connect(server.socket_path()));
+  EXPECT_EQ(other.Call(kStatus)->result, ResultCode::kSuccess);
+  // The asker's second request waits for its pause (60 s here).
+  EXPECT_FALSE(asker.ReadLine(std::chrono::milliseconds(200)));
+  EXPECT_EQ(server.handler.requests().size(), 2u) << "one reload, the other's status";
+}
+
 TEST(ControlServerTest, OversizedRequestIsRefusedAndClosed) {
   ControlServerOptions options;
   options.max_request_bytes = 1024;
