@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <mutex>
+
 #include "common/atomic_file.h"
 #include "common/problems.h"
 #include "config/opensm_options.h"
@@ -129,23 +131,62 @@ void ConfigApplier::HandleReload(const control::Request& request, const control:
 // `validate` without arguments: the config file on disk, as a reload would
 // read it. Validating a text sent with the request is smctl's own offline
 // work (smctl validate FILE).
+// The callers waiting for one validation: they join until it starts, and
+// are all answered with its result. Shared by the loop and a job thread.
+struct ConfigApplier::ValidationBatch {
+  // False once the validation started: the caller needs another one.
+  bool Join(Reply reply) {
+    std::lock_guard lock(mutex);
+    if (started) return false;
+    replies.push_back(std::move(reply));
+    return true;
+  }
+  void Start() {
+    std::lock_guard lock(mutex);
+    started = true;
+  }
+  void Answer(const control::Response& response) {
+    std::vector<Reply> answered;
+    {
+      std::lock_guard lock(mutex);
+      started = true;
+      answered.swap(replies);
+    }
+    for (Reply& reply : answered) reply(response);
+  }
+
+  std::mutex mutex;
+  bool started = false;
+  std::vector<Reply> replies;
+};
+
 // Off the loop, like a plan: a large config takes CPU seconds, and a flood
-// of validations must not delay the failover watch or the watchdog.
+// of validations must not delay the failover watch or the watchdog. The
+// file is the daemon's own: every request waiting at the same time gets the
+// same answer from one validation.
 void ConfigApplier::HandleValidate(const control::Request& request, const control::Caller& caller,
                                    Reply reply) {
   if (!request.arguments.empty())
     return reply(MakeResponse(ResultCode::kUnsupported,
                               "'validate' is not implemented by this daemon"));
-  auto job = [path = config_path_, reply](const Deadline& deadline) {
+  std::shared_ptr<ValidationBatch>& pending =
+      pending_validation_[caller.access == control::AccessLevel::kFull ? 0 : 1];
+  if (pending && pending->Join(reply)) return;
+  auto batch = std::make_shared<ValidationBatch>();
+  batch->Join(std::move(reply));
+  auto job = [path = config_path_, batch](const Deadline& deadline) {
+    batch->Start();
     auto outcome = config::LoadAndValidate(path, deadline);
-    reply(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
-                       path + (outcome.ok() ? " is valid" : " is invalid"),
-                       {{"valid", outcome.ok()}, {"diagnostics", DiagnosticsOf(outcome)}}));
+    batch->Answer(MakeResponse(outcome.ok() ? ResultCode::kSuccess : ResultCode::kError,
+                               path + (outcome.ok() ? " is valid" : " is invalid"),
+                               {{"valid", outcome.ok()}, {"diagnostics", DiagnosticsOf(outcome)}}));
   };
-  SubmitJob(caller, "validation", std::move(job), std::move(reply));
+  if (SubmitJob(caller, "validation", std::move(job),
+                [batch](control::Response response) { batch->Answer(response); }))
+    pending = std::move(batch);
 }
 
-void ConfigApplier::SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job,
+bool ConfigApplier::SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job,
                               Reply reply) {
   const auto lane = caller.access == control::AccessLevel::kFull ? RequestJobs::Lane::kOwner
                                                                  : RequestJobs::Lane::kMember;
@@ -153,8 +194,9 @@ void ConfigApplier::SubmitJob(const control::Caller& caller, const char* what, R
     reply(MakeResponse(ResultCode::kError, "the " + what + " " + why + "; nothing changed"));
   };
   const RequestJobs::Submitted submitted = jobs_.Submit(lane, caller.uid, std::move(job), failed);
-  if (submitted != RequestJobs::Submitted::kQueued)
-    reply(MakeResponse(ResultCode::kBusy, RefusalText(submitted)));
+  if (submitted == RequestJobs::Submitted::kQueued) return true;
+  reply(MakeResponse(ResultCode::kBusy, RefusalText(submitted)));
+  return false;
 }
 
 // Loads what `request` names: the config file, or a stored generation's YAML.

@@ -124,8 +124,8 @@ class ConfigApplier {
   void HandleValidate(const control::Request& request, const control::Caller& caller, Reply reply);
   void HandlePlan(const control::Request& request, const control::Caller& caller, Reply reply);
   // Runs `job` on the caller's lane of jobs_, answering `reply` if it fails
-  // or is refused.
-  void SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job, Reply reply);
+  // or is refused (then false).
+  bool SubmitJob(const control::Caller& caller, const char* what, RequestJobs::Job job, Reply reply);
   void HandleHistory(Reply reply);
   void HandleRollback(const control::Request& request, const control::Caller& caller, Reply reply);
 
@@ -145,6 +145,11 @@ class ConfigApplier {
   std::vector<config::FabricPort> known_ports_;  // end ports of the last verification
   std::optional<DiscoveredPort> far_port_;       // the farthest CA port it found
   bool stopping_ = false;
+  // The validation not yet started per lane (owner, member): every
+  // `validate` arriving meanwhile joins it, so a flood of them costs one
+  // validation at a time.
+  struct ValidationBatch;
+  std::shared_ptr<ValidationBatch> pending_validation_[2];
   // Validates and plans off the event loop. Last member: its destructor
   // waits for the running jobs, which read nothing of the above.
   RequestJobs jobs_;

@@ -1,8 +1,6 @@
 #include "daemon/apply/request_jobs.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include <cerrno>
 #include <cstring>
@@ -14,10 +12,12 @@
 namespace smsupd {
 namespace {
 
-// Linux keeps a nice value per thread: this lowers the calling thread only.
-void LowerThisThread(int nice) {
-  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-  if (::setpriority(PRIO_PROCESS, tid, nice) != 0)
+// Linux schedules threads, not processes: this moves the calling thread
+// only. SCHED_IDLE runs it only when no other thread of the machine wants
+// the CPU, and a waking OpenSM or MAD thread preempts it at once.
+void LowerThisThread() {
+  sched_param none{};
+  if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0)
     spdlog::warn("JOB_PRIORITY_NOT_SET group members' jobs run at the daemon's priority: {}",
                  std::strerror(errno));
 }
@@ -41,7 +41,7 @@ RequestJobs::RequestJobs(std::size_t capacity, std::chrono::milliseconds time_li
       time_limit_(time_limit),
       owner_thread_([this] { Loop(Lane::kOwner); }),
       member_thread_([this] {
-        LowerThisThread(kMemberNice);
+        LowerThisThread();
         Loop(Lane::kMember);
       }) {}
 

@@ -8,7 +8,8 @@
 //   kOwner   root and the daemon's own user: config management's plans and
 //            validations, at the daemon's own priority;
 //   kMember  control.group's members (read-only): at most one job per uid
-//            waiting or running, on a thread at nice kMemberNice;
+//            waiting or running, on a thread of SCHED_IDLE (it runs only on
+//            CPU time nothing else on the machine wants);
 // so a member's jobs never delay root's, nor one member another's for more
 // than one job. At most `capacity` jobs wait per lane; Submit refuses more.
 //
@@ -47,9 +48,6 @@ class RequestJobs {
 
   static constexpr std::size_t kCapacity = 4;
   static constexpr std::chrono::milliseconds kTimeLimit{20000};
-  // Below everything else the daemon and OpenSM run (nice 0): a member's
-  // plan takes only CPU time nobody else wants.
-  static constexpr int kMemberNice = 19;
 
   explicit RequestJobs(std::size_t capacity = kCapacity,
                        std::chrono::milliseconds time_limit = kTimeLimit);

@@ -4,9 +4,7 @@
 #include "daemon/apply/request_jobs.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -91,20 +89,15 @@ TEST(RequestJobsTest, ADeadlineOrAThrowEndsTheJobWithAnAnswerAndTheLaneGoesOn) {
   EXPECT_EQ(after.get_future().wait_for(10s), std::future_status::ready);
 }
 
-TEST(RequestJobsTest, MembersJobsRunNicerThanRoots) {
+TEST(RequestJobsTest, MembersJobsRunOnlyOnIdleCpuRootsAtTheDaemonsPriority) {
   RequestJobs jobs;
-  std::promise<int> member_nice, root_nice;
-  auto nice_of_this_thread = [] {
-    errno = 0;
-    return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
-  };
-  jobs.Submit(Lane::kMember, 1000, [&](const Deadline&) { member_nice.set_value(nice_of_this_thread()); },
+  std::promise<int> member_policy, root_policy;
+  jobs.Submit(Lane::kMember, 1000, [&](const Deadline&) { member_policy.set_value(::sched_getscheduler(0)); },
               NotExpected());
-  jobs.Submit(Lane::kOwner, 0, [&](const Deadline&) { root_nice.set_value(nice_of_this_thread()); },
+  jobs.Submit(Lane::kOwner, 0, [&](const Deadline&) { root_policy.set_value(::sched_getscheduler(0)); },
               NotExpected());
-  const int own = nice_of_this_thread();
-  EXPECT_EQ(root_nice.get_future().get(), own);
-  EXPECT_EQ(member_nice.get_future().get(), RequestJobs::kMemberNice);
+  EXPECT_EQ(root_policy.get_future().get(), ::sched_getscheduler(0));
+  EXPECT_EQ(member_policy.get_future().get(), SCHED_IDLE);
 }
 
 }  // namespace
