@@ -23,11 +23,14 @@
 # never without MASTER;
 # events < 1 s; (b) has no target beside its floor (a lost node must first
 # be detected, the floor is told at the instant).
+# --flood validate: in every smsupd trial, 128 connections of control.group
+# members on each node ask `validate` back to back (both configs 10,000
+# hosts larger, so that one validation costs ~0.2 s) from before the fault on.
 # --load S instead measures the MADs/s each smsupd sends over S seconds in
 # the steady state, then one `reload --wait` adding a partition of every port.
 #
 #   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]
-#                           [--only kill|loss|command]...
+#                           [--only kill|loss|command]... [--flood validate]
 #   bench/failover_bench.sh --load S [--fat-tree ...]
 #
 # The OpenSM-defaults rows take ~60 s per trial (OpenSM's own polling).
@@ -47,14 +50,15 @@ while (($#)); do
     --fat-tree) args+=(--fat-tree "$2"); shift 2 ;;
     --only) args+=(--only "$2"); shift 2 ;;
     --load) args+=(--load "$2"); shift 2 ;;
-    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--load S]" >&2; exit 2 ;;
+    --flood) args+=(--flood "$2"); shift 2 ;;
+    -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--flood validate] [--load S]" >&2; exit 2 ;;
   esac
 done
 
 if [ -z "${FAILOVER_BENCH:-}" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" --target failover-bench smsupd smctl testbed-probe >/dev/null
+  cmake --build "$build" --target failover-bench smsupd smctl testbed-probe control-flood >/dev/null
 fi
 echo "failover bench: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin" "${args[@]}"

@@ -101,7 +101,7 @@ struct PlanRows {
 // `only`: the faults to run (kill, loss, command; empty: all). (c) is
 // measured against the floor of (a), so that floor runs with it.
 int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults, bool skip_tuned,
-        bool keep, const std::set<std::string>& only) {
+        bool keep, const std::set<std::string>& only, const std::string& flood) {
   auto wanted = [&](const char* fault) { return only.empty() || only.count(fault) > 0; };
   std::vector<Plan> plans;
   for (Fault fault : {Fault::kKillOpenSm, Fault::kNodeLoss}) {
@@ -122,6 +122,7 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
   Row* loss_events = nullptr;
   TrialOptions options;
   options.keep_dir = keep;
+  if (flood == "validate") options.validate_flood = CONTROL_FLOOD_PATH;
   for (const Plan& plan : plans) {
     const std::string base = std::string(FaultName(plan.fault)) + ": " + ContenderName(plan.contender);
     const bool smsupd = plan.contender == Contender::kSmsupd;
@@ -228,6 +229,7 @@ int main(int argc, char** argv) {
   bool keep = false;
   int load_seconds = 0;
   std::set<std::string> only;
+  std::string flood;
   app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs; 72x36x36: 2,592) or PODSxLEAVESxHOSTSxSPINESxCORES (10x25x40x4x8: 10,000)");
   app.add_option("-n,--trials", trials, "trials per row (default 3)")->check(CLI::PositiveNumber);
   app.add_flag("--skip-defaults", skip_defaults, "skip the OpenSM-defaults rows (~60 s per trial)");
@@ -235,6 +237,10 @@ int main(int argc, char** argv) {
   app.add_flag("--keep", keep, "keep every trial's fabric directory (logs)");
   app.add_option("--only", only, "run only these faults: kill, loss, command (repeatable; command brings the kill floor)")
       ->check(CLI::IsMember({"kill", "loss", "command"}));
+  app.add_option("--flood", flood,
+                 "validate: in every smsupd trial, 128 connections of group members on each node ask "
+                 "`validate` back to back (10,000 more hosts in both configs) from before the fault on")
+      ->check(CLI::IsMember({"validate"}));
   app.add_option("--load", load_seconds,
                  "instead of failovers: the MADs/s each smsupd sends over this many seconds in the steady state, "
                  "then the time of one reload --wait adding a partition of every port")
@@ -246,5 +252,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (load_seconds > 0) return smsupd::testbed::RunLoad(*topology, size, load_seconds, keep);
-  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only);
+  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood);
 }

@@ -1,6 +1,7 @@
 #include "tests/daemon/failover/failover_bench_trials.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <sstream>
@@ -9,7 +10,9 @@
 
 #include "tests/daemon/failover/failover_bed.h"
 #include "tests/testbed/fabric_conditions.h"
+#include "tests/testbed/child_process.h"
 #include "tests/testbed/opensm_process.h"
+#include "tests/testbed/temporary_group.h"
 #include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed {
@@ -203,17 +206,70 @@ Status CommandFault(SimulatedFabric& fabric, FailoverBed& bed, Clock::time_point
   return Status::Ok();
 }
 
+// Validations of `node`'s own config that smsupd answered (smctl metrics).
+long Validations(ManagementNode& node) {
+  SmctlResult metrics = node.Smctl({"metrics"});
+  std::istringstream lines(metrics.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("command=\"validate\"") != std::string::npos &&
+        line.find("result=\"success\"") != std::string::npos)
+      return std::atol(line.substr(line.rfind(' ') + 1).c_str());
+  return 0;
+}
+
+// TrialOptions::validate_flood on both nodes, running once both answer it.
+Result<std::vector<std::unique_ptr<ChildProcess>>> StartValidateFloods(
+    SimulatedFabric& fabric, FailoverBed& bed, const std::string& program, gid_t group) {
+  for (const std::string& dir : {fabric.dir(), bed.master().dir(), bed.master().dir() + "/run",
+                                 bed.standby().dir(), bed.standby().dir() + "/run"})
+    if (::chmod(dir.c_str(), 0755) != 0) return Error{"chmod " + dir + " failed"};
+  std::vector<std::unique_ptr<ChildProcess>> floods;
+  uid_t first_uid = 62001;
+  for (ManagementNode* node : {&bed.master(), &bed.standby()}) {
+    ChildSpec spec;
+    spec.argv = {program, node->socket_path(), std::to_string(group), std::to_string(first_uid), "8", "16",
+                 "validate"};
+    spec.output_path = node->dir() + "/validate-flood.out";
+    Result<std::unique_ptr<ChildProcess>> flood = ChildProcess::Start(spec);
+    if (!flood) return flood.error();
+    floods.push_back(std::move(*flood));
+    first_uid += 100;
+  }
+  Status flowing = WaitFor("both nodes to answer the validate flood", [&] {
+    return Validations(bed.master()) > 0 && Validations(bed.standby()) > 0;
+  }, milliseconds(60000), milliseconds(200));
+  if (!flowing) return Error{flowing.message()};
+  return floods;
+}
+
 TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions& options) {
   TrialResult result;
   FailoverBedOptions bed_options;
   bed_options.monitor = false;  // the timed path carries no extra MAD traffic
   bed_options.hold_time_s = 60;
   bed_options.setup_deadline = options.deadline;
+  std::unique_ptr<TemporaryGroup> group;
+  if (!options.validate_flood.empty()) {
+    Result<std::unique_ptr<TemporaryGroup>> made = TemporaryGroup::Create("smsupd-fb");
+    if (!made) return Failed(result, "setup: " + made.error().message);
+    group = std::move(*made);
+    bed_options.configure = [&group](int, SmsupdConfig& config) {
+      config.control_group = group->name();
+      for (int i = 0; i < 10000; ++i)
+        config.hosts["spare" + std::to_string(i)] = 0x0002c90400000000ull + static_cast<Guid>(2 * i + 2);
+    };
+  }
   FailoverBed bed(fabric, bed_options);
   if (Status s = bed.Start(); !s) return Failed(result, "setup: " + s.message());
   const uint16_t old_lid = bed.LidOf(bed.master_name());
   if (Status s = WaitForEveryCaSmLid(bed.probe(), fabric.topology(), old_lid, options.deadline); !s)
     return Failed(result, "setup: " + s.message());
+  std::vector<std::unique_ptr<ChildProcess>> floods;  // stopped when the trial ends
+  if (group) {
+    auto started = StartValidateFloods(fabric, bed, options.validate_flood, group->gid());
+    if (!started) return Failed(result, "setup: " + started.error().message);
+    floods = std::move(*started);
+  }
   const SystemClock::time_point wall0 = SystemClock::now();
   Clock::time_point t0 = Clock::now();
   if (fault == Fault::kCommand) {

@@ -54,6 +54,11 @@ struct TrialResult {
 struct TrialOptions {
   std::chrono::milliseconds deadline{180000};  // per wait; OpenSM defaults need ~60 s
   bool keep_dir = false;                       // keep the fabric directory (logs)
+  // smsupd trials: the control-flood program; when set, both nodes get
+  // 10,000 more hosts in their config (a validation costs ~0.2 s) and, from
+  // before the fault to the end of the trial, 128 connections of group
+  // members each asking `validate` back to back.
+  std::string validate_flood;
 };
 
 TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options);

@@ -10,10 +10,12 @@
 //   upload    a plan request carrying 4 MiB of config text that never ends
 //   pipeline  64 status requests at once, replies left unread for 2 s
 //
-// and reconnects 20 ms after the daemon closes or refuses a connection. Runs
-// until SIGTERM, then prints one JSON line with the totals.
+// and reconnects 20 ms after the daemon closes or refuses a connection. With
+// MODE `validate` every connection instead asks `validate` again the moment
+// each answer arrives (back-to-back requests, all well formed). Runs until
+// SIGTERM, then prints one JSON line with the totals.
 //
-//   control-flood SOCKET GID FIRST_UID UIDS PER_UID
+//   control-flood SOCKET GID FIRST_UID UIDS PER_UID [validate]
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -37,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 volatile sig_atomic_t g_stop = 0;
 
-enum class Kind { kHalf, kGarbage, kOversized, kUpload, kPipeline };
+enum class Kind { kHalf, kGarbage, kOversized, kUpload, kPipeline, kValidate };
 // Every slot but the first kOversizedSlots of a worker stays connected
 // (the idle timeout closes a half-sent line every 5 s: it reconnects at
 // once); those few reconnect after every refusal of a 100 KiB line.
@@ -73,6 +75,7 @@ std::string Payload(Kind kind) {
     case Kind::kOversized: return std::string(100 * 1024, 'x') + "\n";
     case Kind::kUpload:
       return R"({"version":1,"command":"plan","arguments":{"yaml":")" + std::string(4 * 1024 * 1024, 'a');
+    case Kind::kValidate: return R"({"version":1,"command":"validate"})" "\n";
     case Kind::kPipeline: {
       std::string lines;
       for (int i = 0; i < 64; ++i) lines += R"({"version":1,"command":"status"})" "\n";
@@ -129,8 +132,9 @@ void Receive(Slot& slot, Totals& totals) {
     ++totals.replies;
     if (slot.in.find("busy: ") < end) ++totals.busy;
     ++slot.rounds;
-    // A garbage client asks again at once.
-    if (slot.kind == Kind::kGarbage && slot.out.empty()) slot.out = Payload(Kind::kGarbage);
+    // A garbage or validate client asks again at once.
+    if ((slot.kind == Kind::kGarbage || slot.kind == Kind::kValidate) && slot.out.empty())
+      slot.out = Payload(slot.kind);
   }
   // A pipelining client sends its next 64 once it has read all 64 replies.
   if (slot.kind == Kind::kPipeline && slot.rounds >= 64) {
@@ -140,9 +144,10 @@ void Receive(Slot& slot, Totals& totals) {
   }
 }
 
-Totals RunWorker(const std::string& path, int connections, int offset) {
+Totals RunWorker(const std::string& path, int connections, int offset, bool validate) {
   std::vector<Slot> slots(static_cast<std::size_t>(connections));
-  for (std::size_t i = 0; i < slots.size(); ++i) {
+  for (std::size_t i = 0; validate && i < slots.size(); ++i) slots[i].kind = Kind::kValidate;
+  for (std::size_t i = 0; !validate && i < slots.size(); ++i) {
     int n = static_cast<int>(i) + offset;
     slots[i].kind = static_cast<int>(i) < kOversizedSlots    ? Kind::kOversized
                     : n % kUploadEvery == kUploadEvery - 1 ? Kind::kUpload
@@ -189,10 +194,11 @@ std::string Json(const Totals& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s SOCKET GID FIRST_UID UIDS PER_UID\n", argv[0]);
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "validate")) {
+    std::fprintf(stderr, "usage: %s SOCKET GID FIRST_UID UIDS PER_UID [validate]\n", argv[0]);
     return 2;
   }
+  const bool validate = argc == 7;
   const std::string path = argv[1];
   const gid_t gid = static_cast<gid_t>(std::atol(argv[2]));
   const uid_t first_uid = static_cast<uid_t>(std::atol(argv[3]));
@@ -216,7 +222,7 @@ int main(int argc, char** argv) {
         std::perror("control-flood: cannot switch user");
         ::_exit(3);
       }
-      std::string line = Json(RunWorker(path, per_uid, w)) + "\n";
+      std::string line = Json(RunWorker(path, per_uid, w, validate)) + "\n";
       (void)!::write(pipe_fds[1], line.data(), line.size());
       ::_exit(0);
     }
