@@ -2,6 +2,9 @@
 //
 // Properties, for any bytes:
 // - validation never crashes or throws, and every diagnostic formats;
+// - at most kMaxDiagnostics diagnostics and one counting the rest, each part
+//   at most kMaxDiagnosticPartBytes, whatever the text (yaml_bounds.h and
+//   yaml_view.h: a text's cost is bounded before and while it is read);
 // - validating the same text twice and rendering both configs gives the
 //   same bytes (the renderer's contract: deterministic for a Config);
 // - the rendered partitions.conf reads without error through the model of
@@ -22,6 +25,7 @@
 #include "config/pkey_tables.h"
 #include "config/renderer.h"
 #include "config/validator.h"
+#include "config/yaml_view.h"
 #include "tests/config/opensm_partition_model.h"
 #include "tests/fuzz/opensm_conf_model.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -98,7 +102,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace smsupd::config;
   std::string_view yaml = smsupd::fuzz::AsText(data, size);
   ValidationOutcome first = ValidateText(yaml, "fuzz.yaml");
-  for (const Diagnostic& diagnostic : first.diagnostics) (void)diagnostic.Format();
+  FUZZ_CHECK(first.diagnostics.size() <= kMaxDiagnostics + 1, std::to_string(first.diagnostics.size()));
+  for (const Diagnostic& diagnostic : first.diagnostics) {
+    (void)diagnostic.Format();
+    for (const std::string* part : {&diagnostic.yaml_path, &diagnostic.what, &diagnostic.valid})
+      FUZZ_CHECK(part->size() <= kMaxDiagnosticPartBytes, diagnostic.Format().substr(0, 200));
+  }
+  const auto hidden = first.hidden_errors + first.hidden_warnings;
+  FUZZ_CHECK(hidden == 0 || first.diagnostics.size() == kMaxDiagnostics + 1, "hidden diagnostics, no summary");
   if (!first.ok()) return 0;
   ValidationOutcome second = ValidateText(yaml, "fuzz.yaml");
   FUZZ_CHECK(second.ok(), "the same text validated once and then not");

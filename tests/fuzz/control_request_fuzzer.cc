@@ -9,12 +9,15 @@
 //   as the same request;
 // - arguments the daemon accepts, turned into their struct and back into
 //   JSON (what smctl sends for them), are accepted again with the same
-//   values: a value smctl can be given is never refused on the wire.
+//   values: a value smctl can be given is never refused on the wire;
+// - nothing nested deeper than kMaxJsonDepth is accepted, and a refusal for
+//   depth is one (the bound holds at parse time, before any recursive copy).
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <variant>
 
+#include "common/bounded_json.h"
 #include "common/control_arguments.h"
 #include "common/control_protocol.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -93,10 +96,15 @@ void CheckAccepted(const Request& request) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace smsupd::control;
-  auto parsed = ParseRequest(smsupd::fuzz::AsText(data, size));
-  if (const auto* refusal = std::get_if<Response>(&parsed))
+  const std::string_view text = smsupd::fuzz::AsText(data, size);
+  auto parsed = ParseRequest(text);
+  if (const auto* refusal = std::get_if<Response>(&parsed)) {
     CheckRefusal(*refusal);
-  else
+    if (refusal->text.find("nests deeper than") != std::string::npos)
+      FUZZ_CHECK(smsupd::fuzz::JsonNesting(text) > smsupd::kMaxJsonDepth, refusal->text);
+  } else {
+    FUZZ_CHECK(smsupd::fuzz::JsonNesting(text) <= smsupd::kMaxJsonDepth, "accepted a request this deep");
     CheckAccepted(std::get<Request>(parsed));
+  }
   return 0;
 }

@@ -32,6 +32,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include "common/bounded_json.h"
 #include "common/control_arguments.h"
 #include "common/control_protocol.h"
 #include "common/control_wire.h"
@@ -104,8 +105,11 @@ class Host : public SessionHost {
   bool closed_ = false;
 };
 
-// A long line is a request only for a command that carries a config text.
+// A long line is a request only for a command that carries a config text;
+// one nested too deep to tell goes on to ParseRequest (refused there).
 bool MayBeLong(std::string_view line) {
+  if (!nlohmann::json::accept(line)) return false;
+  if (fuzz::JsonNesting(line) > kMaxJsonDepth) return true;
   auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || !json.contains("command") || !json["command"].is_string()) return false;
   return CarriesConfigText(json["command"].get<std::string>());

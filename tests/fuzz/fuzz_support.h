@@ -26,6 +26,11 @@ inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
+// How deep the arrays and objects of JSON `text` nest (0: a scalar), read
+// without parsing and without recursion: brackets outside strings. A model
+// the harnesses check the parsers' depth bound against.
+int JsonNesting(std::string_view text);
+
 // Splits `bytes` into chunks of 1..64 bytes whose sizes follow from
 // `split_seed`: the same seed gives the same cuts, so a crash replays, and the
 // fuzzer moves the cuts by mutating the seed.
