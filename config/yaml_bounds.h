@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxConfigBytes = 16 * 1024 * 1024;
 inline constexpr int kMaxYamlDepth = 64;
 // Nodes (scalars, nulls, mappings, sequences; keys included), every alias
 // counted as the whole node it stands for: the tree the validator walks.
-// 10,000 hosts with two ports each and 1,000 partitions are ~120,000; the
+// bench/config_bench.sh's 10,000 hosts of two ports and 1,000 partitions are
+// ~97,000; the
 // tree takes ~700 bytes a node (a text of 1,000,000 nodes peaked at 730 MB),
 // so a text at the bound costs about 370 MB while it is validated.
 inline constexpr std::size_t kMaxYamlNodes = 500'000;
