@@ -1,13 +1,15 @@
 // sm_key, m_key and sa_key never leave in plain text. A master/standby pair
 // runs with all three set, each from its key file; the scenario plans and
 // applies a change of m_key and sa_key, hands mastership over, kills the
-// master's OpenSM and reloads an invalid key. Then every output smctl gave,
+// master's OpenSM and reloads an invalid key, one in a file another uid
+// owns and one behind a symbolic link. Then every output smctl gave,
 // both smsupds' whole logs (the journal's text), every event, and every file
 // under the nodes' directories that anyone but root may read -- smsupd.yaml
 // included: it holds no key -- are searched for each key in every form (hex
 // with and without 0x, either case, decimal).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -133,6 +135,19 @@ TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
   ASSERT_TRUE(WriteFileAtomically(KeyFile("sm_key"), Hex(kSmKey) + "zz\n", 0600).ok());
   Run(*master, {"reload", "--wait"}, 1);
   Run(*master, {"plan"}, kAnyExit);
+  // A valid key in a file someone else owns, or behind a symbolic link:
+  // refused as well, whatever the path's own checks would have said.
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
+  ASSERT_EQ(::chown(KeyFile("sm_key").c_str(), 65534, 65534), 0);
+  SmctlResult foreign = Run(*master, {"reload", "--wait"}, 1);
+  EXPECT_NE((foreign.out + foreign.err).find("is owned by uid 65534, not root"), std::string::npos)
+      << foreign.Describe();
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key.real", kSmKey));
+  ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
+  std::filesystem::create_symlink(KeyFile("sm_key.real"), KeyFile("sm_key"));
+  SmctlResult linked = Run(*master, {"reload", "--wait"}, 1);
+  EXPECT_NE((linked.out + linked.err).find("is a symbolic link"), std::string::npos) << linked.Describe();
+  ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
   ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
   for (ManagementNode* node : {master, standby}) {
     Run(*node, {"--json", "events"}, 0);
