@@ -230,23 +230,30 @@ def main():
     if module.check_mode or not result["changed"]:
         module.exit_json(**result)
 
+    written = {}  # key file -> its content before this run
+    installed = False
+
     def undo(msg, **fields):
-        restore_key_files(keys_before)
-        if old is None:
-            if file_changed:
-                os.unlink(params["dest"])
-        elif file_changed:
+        restore_key_files(written)
+        if installed and old is None:
+            os.unlink(params["dest"])
+        elif installed:
             install(module, old, params["dest"])
         module.fail_json(msg=msg, restored=params["dest"], **fields)
 
     for path in keys_changed:
-        write_key_file(path, wanted[path])
+        try:
+            write_key_file(path, wanted[path])
+        except OSError as error:
+            undo("cannot write key file %s: %s" % (path, error.strerror))
+        written[path] = keys_before[path]
     if keys_changed:
         rc, text = run("validate", params["src"])
         if rc != 0:
             undo("smctl validate: " + text, rc=rc)
     if file_changed:
         install(module, new, params["dest"])
+        installed = True
     if reachable and (plan_changes or keys_changed):
         args = ["reload", "--wait"]
         if params["timeout"]:
