@@ -85,7 +85,7 @@ std::optional<std::uint64_t> ParseKey(std::string_view text) {
 }  // namespace
 
 Result<std::uint64_t> ReadKeyFile(const std::string& path, std::string& fix) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0 && errno == ELOOP)
     return Refuse("'" + path + "' is a symbolic link", "name the key file itself", fix);
   if (fd.get() < 0)

@@ -20,11 +20,11 @@ namespace smsupd::config {
 inline constexpr off_t kMaxKeyFileBytes = 4096;
 
 // Opens `path` once, without following a symbolic link and without
-// blocking (O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC: a FIFO is refused at
-// once, never waited on), then checks the opened file, not the path: a
-// regular file, owned by root or by the uid smsupd runs as, no group or
-// other permission bits, at most kMaxKeyFileBytes; then reads it from that
-// same descriptor. It must hold "0x" and 1 to 16 hex digits, white space
+// blocking (O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC: a FIFO is
+// refused at once, never waited on, and a terminal never becomes smsupd's),
+// then checks the opened file, not the path: a regular file, owned by root
+// or by the uid smsupd runs as, no group or other permission bits, at most
+// kMaxKeyFileBytes; then reads it from that same descriptor. It must hold "0x" and 1 to 16 hex digits, white space
 // around it allowed. An Error says what is wrong, and `fix` how to put it
 // right; neither ever holds any of the file's content.
 Result<std::uint64_t> ReadKeyFile(const std::string& path, std::string& fix);
