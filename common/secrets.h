@@ -1,5 +1,5 @@
-// The secrets smsupd handles: OpenSM's sm_key (from sm.sm_key_file), m_key
-// and sa_key (ordinary opensm.conf options). Their values never reach an
+// The secrets smsupd handles: OpenSM's sm_key, m_key and sa_key (from
+// sm.sm_key_file, sm.m_key_file, sm.sa_key_file). Their values never reach an
 // output, a log line, an event or a file others can read: every place that
 // shows an option value or passes on a line OpenSM wrote goes through here.
 #pragma once

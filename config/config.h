@@ -90,8 +90,14 @@ struct SmSettings {
   Role role = Role::kMaster;
   int priority = kDefaultMasterPriority;
   bool preempt = true;
+  // The keys come only from root-only files (config/key_file.h), never
+  // from the YAML: OpenSM's sm_key, m_key and sa_key.
   std::string sm_key_file;
   std::optional<std::uint64_t> sm_key;  // read from sm_key_file
+  std::string m_key_file;
+  std::optional<std::uint64_t> m_key;  // read from m_key_file
+  std::string sa_key_file;
+  std::optional<std::uint64_t> sa_key;  // read from sa_key_file
   OpenSmSettings opensm;
   FailoverSettings failover;
 };

@@ -20,6 +20,8 @@ owned() {
     guid) echo "sm.port_guid" ;;
     sm_priority) echo "sm.priority" ;;
     sm_key) echo "sm.sm_key_file" ;;
+    m_key) echo "sm.m_key_file" ;;
+    sa_key) echo "sm.sa_key_file" ;;
     log_file) echo "sm.opensm.log_file" ;;
     partition_config_file) echo "partitions (set by smsupd)" ;;
     allow_both_pkeys) echo "membership: both in partitions (set by smsupd)" ;;

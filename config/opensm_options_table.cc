@@ -6,12 +6,12 @@ namespace smsupd::config {
 
 const OpenSmOption kOpenSmOptions[] = {
     {"guid", OptionType::kHex64, "0x0000000000000000", false, true, "sm.port_guid", 0, 0},
-    {"m_key", OptionType::kHex64, "0x0000000000000000", true, false, "", 0, 0},
+    {"m_key", OptionType::kHex64, "0x0000000000000000", true, true, "sm.m_key_file", 0, 0},
     {"m_key_lease_period", OptionType::kInteger, "0", true, false, "", 0, 65535},
     {"m_key_protection_level", OptionType::kInteger, "0", true, false, "", 0, 255},
     {"m_key_lookup", OptionType::kBoolean, "TRUE", true, false, "", 0, 0},
     {"sm_key", OptionType::kHex64, "0x0000000000000001", true, true, "sm.sm_key_file", 0, 0},
-    {"sa_key", OptionType::kHex64, "0x0000000000000001", true, false, "", 0, 0},
+    {"sa_key", OptionType::kHex64, "0x0000000000000001", true, true, "sm.sa_key_file", 0, 0},
     {"subnet_prefix", OptionType::kHex64, "0xfe80000000000000", false, false, "", 0, 0},
     {"lmc", OptionType::kInteger, "0", false, false, "", 0, 255},
     {"lmc_esp0", OptionType::kBoolean, "FALSE", false, false, "", 0, 0},

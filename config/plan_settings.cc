@@ -78,6 +78,8 @@ void CompareSm(const SmSettings& before, const SmSettings& after, SettingLines& 
   lines.Compare("sm.priority", before.priority, after.priority);
   lines.Compare("sm.preempt", before.preempt, after.preempt);
   lines.Compare("sm.sm_key_file", before.sm_key_file, after.sm_key_file);
+  lines.Compare("sm.m_key_file", before.m_key_file, after.m_key_file);
+  lines.Compare("sm.sa_key_file", before.sa_key_file, after.sa_key_file);
   if (before.sm_key != after.sm_key)
     lines.Add(!before.sm_key  ? "sm.sm_key set"
               : !after.sm_key ? "sm.sm_key removed"

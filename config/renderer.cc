@@ -39,6 +39,8 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
   if (std::optional<Guid> port = SmPort(config, inputs)) values.emplace_back("guid", FormatGuid(*port));
   values.emplace_back("sm_priority", std::to_string(inputs.sm_priority.value_or(config.sm.priority)));
   if (config.sm.sm_key) values.emplace_back("sm_key", FormatGuid(*config.sm.sm_key));
+  if (config.sm.m_key) values.emplace_back("m_key", FormatGuid(*config.sm.m_key));
+  if (config.sm.sa_key) values.emplace_back("sa_key", FormatGuid(*config.sm.sa_key));
   values.emplace_back("partition_config_file", PartitionsPath(config, inputs));
   values.emplace_back("allow_both_pkeys", UsesBothMembership(config) ? "TRUE" : "FALSE");
   values.emplace_back("log_file", LogFile(config, inputs));
@@ -111,7 +113,7 @@ Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partiti
                           const std::string& opensm_conf_path) {
   Status written = WriteFileAtomically(partitions_path, files.partitions_conf, 0644);
   if (!written.ok()) return written;
-  // 0600 always: besides the SM_Key, the m_key and sa_key options may be set.
+  // 0600 always: it may hold the SM_Key, the m_key and the sa_key.
   return WriteFileAtomically(opensm_conf_path, files.opensm_conf, 0600);
 }
 

@@ -1,22 +1,31 @@
 // sm: and sm.opensm: sections of smsupd.yaml.
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-
-#include "common/atomic_file.h"
 #include "common/secrets.h"
+#include "config/key_file.h"
 #include "config/opensm_options.h"
 #include "config/validator_internal.h"
 
 namespace smsupd::config {
 namespace {
 
-const std::vector<std::string_view> kSmKeys = {"port_guid",   "role",   "priority", "preempt",
-                                               "sm_key_file", "opensm", "failover"};
+const std::vector<std::string_view> kSmKeys = {"port_guid",  "role",        "priority",
+                                               "preempt",    "sm_key_file", "m_key_file",
+                                               "sa_key_file", "opensm",     "failover"};
 
-// One key and a newline, with room for stray white space.
-constexpr off_t kMaxSmKeyFileBytes = 4096;
+// sm.<name>_key_file: the path, and the key read from it unless the text
+// comes from a caller the daemon opens no file for (KeyFile::kNameOnly).
+void ReadKeyFileSetting(const YAML::Node& node, const std::string& path, std::string& file,
+                        std::optional<std::uint64_t>& key, ValidationState& state) {
+  std::optional<std::string> value = ReadAbsolutePath(node, path, state.sink);
+  if (!value) return;
+  file = *value;
+  if (!state.read_key_file) return;
+  std::string fix;
+  Result<std::uint64_t> read = ReadKeyFile(file, fix);
+  if (read.ok())
+    key = *read;
+  else
+    state.sink.Error(node, path, read.error().message, fix);
+}
 
 // The failover policy drives OpenSM's election through priorities of its own
 // (docs/failover.md): a configured 0 or 14 would be mistaken for a master
@@ -56,6 +65,14 @@ void ReadOption(const YAML::Node& key, const YAML::Node& value, const std::strin
     state.sink.Error(key, option_path, "unknown OpenSM option '" + name + "'",
                      nearest.empty() ? "see `opensm -c FILE` for the option names"
                                      : "did you mean '" + nearest + "'?");
+    return;
+  }
+  // A key in smsupd.yaml would be as readable as the file (0644 as
+  // packaged) and shown by every diff of it: keys come from key files only.
+  if (IsSecretOption(name)) {
+    state.sink.Error(key, option_path, "'" + name + "' is a key, and smsupd.yaml holds no key",
+                     "put it in a file owned by root, mode 0600, and name that file in " +
+                         std::string(option->use_instead));
     return;
   }
   if (option->owned_by_smsupd) {
@@ -125,50 +142,14 @@ void ReadSmSection(const YAML::Node& node, ValidationState& state) {
     }
   if (const YAML::Node* preempt = view.Get("preempt"))
     if (auto value = ReadBool(*preempt, "sm.preempt", state.sink)) sm.preempt = *value;
-  if (const YAML::Node* key_file = view.Get("sm_key_file")) CheckSmKeyFile(*key_file, "sm.sm_key_file", state);
+  if (const YAML::Node* file = view.Get("sm_key_file"))
+    ReadKeyFileSetting(*file, "sm.sm_key_file", sm.sm_key_file, sm.sm_key, state);
+  if (const YAML::Node* file = view.Get("m_key_file"))
+    ReadKeyFileSetting(*file, "sm.m_key_file", sm.m_key_file, sm.m_key, state);
+  if (const YAML::Node* file = view.Get("sa_key_file"))
+    ReadKeyFileSetting(*file, "sm.sa_key_file", sm.sa_key_file, sm.sa_key, state);
   if (const YAML::Node* opensm = view.Get("opensm")) ReadOpenSmSection(*opensm, "sm.opensm", state);
   if (const YAML::Node* failover = view.Get("failover")) ReadFailoverSection(*failover, state);
-}
-
-void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationState& state) {
-  std::optional<std::string> file = ReadAbsolutePath(node, path, state.sink);
-  if (!file) return;
-  state.config.sm.sm_key_file = *file;
-  if (!state.read_key_file) return;
-  struct stat info;
-  if (stat(file->c_str(), &info) != 0) {
-    state.sink.Error(node, path, "cannot stat '" + *file + "': " + std::strerror(errno),
-                     "create it with one 64-bit key, e.g. 0x1a2b3c4d5e6f7081, mode 0600");
-    return;
-  }
-  // Read only a small regular file: a FIFO would block the validator (and a
-  // reload with it) until someone writes, and /proc/kcore is 0400 too.
-  if (!S_ISREG(info.st_mode) || info.st_size > kMaxSmKeyFileBytes) {
-    state.sink.Error(node, path, "'" + *file + "' is not a small regular file",
-                     "create it with one 64-bit key, e.g. 0x1a2b3c4d5e6f7081, mode 0600");
-    return;
-  }
-  if ((info.st_mode & 077) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", info.st_mode & 07777);
-    state.sink.Error(node, path, "'" + *file + "' is readable or writable by group or others (mode " + mode + ")",
-                     "chmod 600 '" + *file + "'");
-    return;
-  }
-  Result<std::string> text = ReadWholeFile(*file);
-  if (!text.ok()) {
-    state.sink.Error(node, path, "cannot read it: " + text.error().message, "make it readable by smsupd (root)");
-    return;
-  }
-  std::string key = *text;
-  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
-  std::optional<Guid> value = ParseGuid(key);
-  if (!value) {
-    state.sink.Error(node, path, "'" + *file + "' does not hold a 64-bit hex key",
-                     "expected one line: 0x followed by 1 to 16 hex digits");
-    return;
-  }
-  state.config.sm.sm_key = *value;
 }
 
 }  // namespace smsupd::config

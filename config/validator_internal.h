@@ -50,8 +50,6 @@ void ReadHosts(const YAML::Node& node, ValidationState& state);
 void ReadGroups(const YAML::Node& node, ValidationState& state);
 // Needs hosts and groups read first.
 void ReadPartitions(const YAML::Node& node, ValidationState& state);
-// sm.sm_key_file: exists, readable, mode 0600-ish, one 64-bit 0x-hex key.
-void CheckSmKeyFile(const YAML::Node& node, const std::string& path, ValidationState& state);
 // Warns when the 0x7fff partition makes the SM's port a limited member.
 void CheckDefaultPartitionKeepsSmFull(const YAML::Node& partitions_node, ValidationState& state);
 // limits.pkeys_per_port against the resolved membership of every known port.

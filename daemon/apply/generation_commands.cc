@@ -4,6 +4,7 @@
 
 #include "common/control_arguments.h"
 #include "common/control_wire.h"
+#include "config/key_file.h"
 #include "config/validator.h"
 #include "daemon/apply/apply_run.h"
 
@@ -50,9 +51,9 @@ control::Response PlanAgainst(const config::Config& running, Guid port, std::uin
                          {"diagnostics", Diagnostics(outcome)}, {"changed", false}});
   }
   config::Config next = std::move(*outcome.config);
-  // The key file a caller's text names is not read: the same file is taken
-  // to hold the running key; another one shows as a changed sm_key_file.
-  if (text) next.sm.sm_key = running.sm.sm_key;
+  // The key files a caller's text names are not read: each is taken to
+  // hold the running key; another one shows as a changed file name.
+  if (text) config::AssumeRunningKeys(running, next);
   ApplyPlan plan = PlanApply(running, next, ports, port, deadline);
   nlohmann::json arguments = plan.json;
   arguments["valid"] = true;

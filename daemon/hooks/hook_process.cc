@@ -16,13 +16,16 @@
 #include <optional>
 #include <vector>
 
+#include "daemon/hooks/process_group.h"
+
 namespace smsupd {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// From SIGTERM to SIGKILL: a hook that cleans up on SIGTERM gets this long.
-constexpr std::chrono::milliseconds kKillGrace(1000);
+// How often the group is looked for (a scan of /proc) once the hook has
+// exited and left something running.
+constexpr std::chrono::milliseconds kGroupScanInterval(100);
 
 // Splits a stream into bounded lines for the sink.
 class LineReader {
@@ -58,11 +61,13 @@ std::string Describe(int status) {
   return "ended with status " + std::to_string(status);
 }
 
-// fork + execve, no shell. Between the two only async-signal-safe calls:
-// the hook gets its own process group, default signal handling, SIGKILL
-// when the thread that started it dies (the daemon crashed or was killed:
-// no hook outlives smsupd), stdin /dev/null, the pipes, no other fd.
-pid_t Spawn(const std::string& path, const HookJob& job, int out, int err, std::string& failure) {
+// fork + execveat of the hook's descriptor, no shell. Between the two only
+// async-signal-safe calls: the hook gets its own process group, default
+// signal handling, SIGKILL when the thread that started it dies (the daemon
+// crashed or was killed: the hook itself does not outlive smsupd), stdin
+// /dev/null, the pipes, fd 3 its own file (a script's interpreter reads it
+// as /dev/fd/3), no other fd.
+pid_t Spawn(const std::string& path, int hook_fd, const HookJob& job, int out, int err, std::string& failure) {
   std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>(job.event.c_str()), nullptr};
   std::vector<char*> envp;
   for (const std::string& variable : job.environment) envp.push_back(const_cast<char*>(variable.c_str()));
@@ -73,7 +78,10 @@ pid_t Spawn(const std::string& path, const HookJob& job, int out, int err, std::
     failure = std::string("fork: ") + std::strerror(errno);
     return -1;
   }
-  if (pid > 0) return pid;
+  if (pid > 0) {
+    ::setpgid(pid, pid);  // as the child does: a kill(-pid) right after fork finds the group
+    return pid;
+  }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
   ::setpgid(0, 0);
@@ -83,11 +91,21 @@ pid_t Spawn(const std::string& path, const HookJob& job, int out, int err, std::
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int hook = ::fcntl(hook_fd, F_DUPFD, 3);  // above 0-2 before they are replaced
   int null = ::open("/dev/null", O_RDONLY);
-  if (null < 0 || ::dup2(null, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
-  ::close_range(3, ~0U, 0);
-  ::execve(path.c_str(), argv.data(), envp.data());
+  if (hook < 0 || null < 0 || ::dup2(null, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+  if (hook != 3 && ::dup2(hook, 3) < 0) ::_exit(127);
+  ::close_range(4, ~0U, 0);
+  ::syscall(SYS_execveat, 3, "", argv.data(), envp.data(), AT_EMPTY_PATH);
   ::_exit(127);
+}
+
+// The hook's exit, seen without collecting it (WNOWAIT): while it is a
+// zombie its pid -- the group's id -- is not reused, so kill(-pid) can only
+// reach its own group.
+bool LeaderExited(pid_t pid) {
+  siginfo_t info {};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
 }
 
 // Waits up to `wait` for output or the hook's end (pidfd readable); reads
@@ -111,12 +129,59 @@ bool WaitAndRead(int pidfd, std::array<int, 2>& fds, std::array<LineReader*, 2> 
   return polled[2].revents != 0;
 }
 
+struct GroupEnd {
+  bool killed = false;              // the timeout (or the daemon's stop) ended it
+  bool exited_before_kill = false;  // ... after the hook itself had exited
+};
+
+// Reads the hook's output until its whole process group is gone; at the
+// deadline (or at once on `abort`) kills the group: SIGTERM, then SIGKILL
+// kKillGrace later. Returns with the leader exited, not yet collected.
+GroupEnd WatchGroup(pid_t pid, SteadyClock::time_point deadline, std::array<int, 2>& fds,
+                    std::array<LineReader*, 2> readers, const std::atomic<bool>& abort) {
+  GroupEnd end;
+  std::optional<SteadyClock::time_point> term_at, kill_at;
+  bool exited = false;
+  auto next_scan = SteadyClock::now();
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  // Without a pidfd (a kernel before 5.3) the exit is checked every 20 ms.
+  const auto step = std::chrono::milliseconds(pidfd >= 0 ? 100 : 20);
+  for (;;) {
+    auto now = SteadyClock::now();
+    if (!exited) exited = LeaderExited(pid);
+    if (exited && now >= next_scan) {
+      std::optional<bool> others = ProcessGroupHasOthers(pid);
+      if (!others) ::kill(-pid, SIGKILL);  // no /proc to watch it: what is left ends now
+      if (!others || !*others) break;
+      next_scan = now + kGroupScanInterval;
+    }
+    const bool stop = abort.load();
+    if (!term_at && (now >= deadline || stop)) {
+      ::kill(-pid, stop ? SIGKILL : SIGTERM);
+      term_at = now;
+      if (stop) kill_at = now;
+      end = {true, exited};
+    } else if (term_at && !kill_at && (stop || now >= *term_at + kKillGrace)) {
+      ::kill(-pid, SIGKILL);
+      kill_at = now;
+    } else if (kill_at && exited && now >= *kill_at + kKillGrace) {
+      break;  // stuck past SIGKILL (in the kernel): no longer waited for
+    }
+    auto next = kill_at ? *kill_at + kKillGrace : term_at ? *term_at + kKillGrace : deadline;
+    if (exited) next = std::min(next, next_scan);
+    auto wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next - now),
+                           std::chrono::milliseconds(1), step);
+    WaitAndRead(exited ? -1 : pidfd, fds, readers, wait);
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  return end;
+}
+
 }  // namespace
 
-HookOutcome RunHook(const std::string& path, const HookJob& job, const HookOutputSink& output,
+HookOutcome RunHook(const std::string& path, int hook_fd, const HookJob& job, const HookOutputSink& output,
                     const std::atomic<bool>& abort) {
   const auto started = SteadyClock::now();
-  HookOutcome outcome;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return {HookOutcome::Kind::kNotStarted, std::strerror(errno), {}};
   if (::pipe2(err, O_CLOEXEC) != 0) {
@@ -125,7 +190,7 @@ HookOutcome RunHook(const std::string& path, const HookJob& job, const HookOutpu
     return {HookOutcome::Kind::kNotStarted, std::strerror(errno), {}};
   }
   std::string failure;
-  pid_t pid = Spawn(path, job, out[1], err[1], failure);
+  pid_t pid = Spawn(path, hook_fd, job, out[1], err[1], failure);
   ::close(out[1]);
   ::close(err[1]);
   std::array<int, 2> fds = {out[0], err[0]};
@@ -135,29 +200,11 @@ HookOutcome RunHook(const std::string& path, const HookJob& job, const HookOutpu
   }
   int lines = 0;
   LineReader stdout_lines(false, output, lines), stderr_lines(true, output, lines);
-  const auto deadline = started + job.timeout;
-  std::optional<SteadyClock::time_point> killed_at;
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  GroupEnd end = WatchGroup(pid, started + job.timeout, fds, {&stdout_lines, &stderr_lines}, abort);
   int status = 0;
-  // Without a pidfd (a kernel before 5.3) the exit is checked every 20 ms.
-  const auto step = std::chrono::milliseconds(pidfd >= 0 ? 100 : 20);
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    const auto now = SteadyClock::now();
-    if (!killed_at && (now >= deadline || abort.load())) {
-      ::kill(-pid, abort.load() ? SIGKILL : SIGTERM);
-      killed_at = now;
-      outcome.kind = HookOutcome::Kind::kTimeout;
-    } else if (killed_at && now >= *killed_at + kKillGrace) {
-      ::kill(-pid, SIGKILL);
-    }
-    auto next = killed_at ? *killed_at + kKillGrace : deadline;
-    auto wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next - now),
-                           std::chrono::milliseconds(1), step);
-    WaitAndRead(pidfd, fds, {&stdout_lines, &stderr_lines}, wait);
-  }
-  if (pidfd >= 0) ::close(pidfd);
-  // What the hook wrote before it ended; a child it left behind holding the
-  // pipes is not waited for.
+  ::waitpid(pid, &status, 0);
+  // What the hook wrote before it ended; a process it left behind holding
+  // the pipes (one stuck past the SIGKILL) is not waited for.
   for (int i = 0; i < 16 && (fds[0] >= 0 || fds[1] >= 0); ++i)
     WaitAndRead(-1, fds, {&stdout_lines, &stderr_lines}, std::chrono::milliseconds(0));
   for (int fd : fds)
@@ -166,11 +213,16 @@ HookOutcome RunHook(const std::string& path, const HookJob& job, const HookOutpu
   stderr_lines.Flush();
   if (lines > kMaxHookLines)
     output(true, "(" + std::to_string(lines - kMaxHookLines) + " more lines not logged)");
+  HookOutcome outcome;
   outcome.took = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - started);
   outcome.text = Describe(status);
-  if (outcome.kind != HookOutcome::Kind::kTimeout)
+  if (end.killed) {
+    outcome.kind = HookOutcome::Kind::kTimeout;
+    if (end.exited_before_kill) outcome.text += ", then what it left running was killed";
+  } else {
     outcome.kind = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? HookOutcome::Kind::kOk
                                                                   : HookOutcome::Kind::kFailed;
+  }
   return outcome;
 }
 

@@ -60,23 +60,27 @@ void HookRunner::RunJob(const HookJob& job) {
     return;
   }
   Forget(job.directory);
-  for (const std::string& refusal : listing.refused) {
-    Refused(refusal, "HOOK_REFUSED " + refusal + "; it does not run (a hook must be owned by "
-                     "root and writable by no one else)");
-    if (results_) results_("refused");
-  }
-  for (const std::string& path : listing.hooks) {
+  for (const std::string& name : listing.names) {
     if (stopping_) return;
-    Forget(path);
-    RunOne(path, job);
+    OpenedHook hook = OpenHook(listing, job.directory, name);
+    if (hook.kind == OpenedHook::Kind::kSkip) continue;
+    if (hook.kind == OpenedHook::Kind::kRefused) {
+      Refused(hook.path, "HOOK_REFUSED " + hook.refusal + "; it does not run (a hook must be a file owned by "
+                            "root and writable by no one else, not a symbolic link)");
+      if (results_) results_("refused");
+      continue;
+    }
+    Forget(hook.path);
+    RunOne(hook, job);
   }
 }
 
-void HookRunner::RunOne(const std::string& path, const HookJob& job) {
+void HookRunner::RunOne(const OpenedHook& hook, const HookJob& job) {
+  const std::string& path = hook.path;
   auto output = [&path](bool from_stderr, const std::string& line) {
     spdlog::log(from_stderr ? spdlog::level::warn : spdlog::level::info, "HOOK_OUTPUT {}: {}", path, line);
   };
-  HookOutcome outcome = RunHook(path, job, output, stopping_);
+  HookOutcome outcome = RunHook(path, hook.fd.get(), job, output, stopping_);
   switch (outcome.kind) {
     case HookOutcome::Kind::kOk:
       spdlog::info("HOOK_RAN {} {} ({} ms)", path, job.event, outcome.took.count());
@@ -95,14 +99,13 @@ void HookRunner::RunOne(const std::string& path, const HookJob& job) {
   }
 }
 
-void HookRunner::Refused(const std::string& id, const std::string& what) {
-  if (!refusals_logged_.insert(id).second) return;
+void HookRunner::Refused(const std::string& path, const std::string& what) {
+  auto [it, inserted] = refusals_logged_.try_emplace(path, what);
+  if (!inserted && it->second == what) return;
+  it->second = what;
   spdlog::error("{}", what);
 }
 
-void HookRunner::Forget(const std::string& path) {
-  auto it = refusals_logged_.lower_bound(path);
-  while (it != refusals_logged_.end() && it->rfind(path, 0) == 0) it = refusals_logged_.erase(it);
-}
+void HookRunner::Forget(const std::string& path) { refusals_logged_.erase(path); }
 
 }  // namespace smsupd

@@ -16,11 +16,12 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <set>
+#include <map>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "daemon/hooks/hook_directory.h"
 #include "daemon/hooks/hook_job.h"
 
 namespace smsupd {
@@ -40,16 +41,18 @@ class HookRunner {
 
   // False when the queue is full or the runner stopped: the job is dropped.
   bool Enqueue(HookJob job);
-  // Drops the queued jobs, kills a running hook's process group, joins.
+  // Drops the queued jobs, kills a running hook's process group (what the
+  // hook left running included), joins.
   void Stop();
   std::size_t Queued() const;
 
  private:
   void Loop();
   void RunJob(const HookJob& job);
-  void RunOne(const std::string& path, const HookJob& job);
-  // Logs a refusal once until it changes (every event would repeat it).
-  void Refused(const std::string& id, const std::string& what);
+  void RunOne(const OpenedHook& hook, const HookJob& job);
+  // Logs the refusal of `path` (the directory or a hook) once until it
+  // changes (every event would repeat it).
+  void Refused(const std::string& path, const std::string& what);
   // `path` is usable again: a later refusal of it is logged again.
   void Forget(const std::string& path);
 
@@ -59,7 +62,7 @@ class HookRunner {
   std::condition_variable wake_;
   std::deque<HookJob> queue_;
   std::atomic<bool> stopping_{false};
-  std::set<std::string> refusals_logged_;  // runner thread only
+  std::map<std::string, std::string> refusals_logged_;  // path -> refusal logged; runner thread only
   std::thread thread_;
 };
 

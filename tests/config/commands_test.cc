@@ -73,7 +73,7 @@ TEST_F(CommandsTest, RenderWritesBothFiles) {
   struct stat info;
   ASSERT_EQ(stat((out_dir + "/partitions.conf").c_str(), &info), 0);
   ASSERT_EQ(stat((out_dir + "/opensm.conf").c_str(), &info), 0);
-  EXPECT_EQ(info.st_mode & 0777, 0600u) << "m_key and sa_key are ordinary options: always 0600";
+  EXPECT_EQ(info.st_mode & 0777, 0600u) << "it may hold keys: always 0600";
 }
 
 TEST_F(CommandsTest, RenderWithKeyWritesMode0600) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/key_file.h"
 #include "tests/config/test_support.h"
 
 namespace smsupd::config {
@@ -336,20 +337,63 @@ TEST(Plan, OtherSettingsAndTheKeyIsNeverPrinted) {
     EXPECT_EQ(everything.find(secret), std::string::npos) << secret;
 }
 
-// m_key and sa_key are ordinary OpenSM options: the plan showed their old
-// and new values.
+// m_key and sa_key come from key files: the plan names the files and the
+// options that change, never a key.
 TEST(Plan, MKeyAndSaKeyChangesNeverShowTheirValues) {
-  ConfigPlan plan = Plan(
-      Yaml(kDefault, "  opensm:\n    options:\n      m_key: 0x1111222233334444\n"),
-      Yaml(kDefault, "  opensm:\n    options:\n      m_key: 0x5555666677778888\n"
-                     "      sa_key: 0x9999aaaabbbbcccc\n"));
+  testing::TempDir dir;
+  std::string m_a = dir.Write("m_a", "0x1111222233334444\n", 0600);
+  std::string m_b = dir.Write("m_b", "0x5555666677778888\n", 0600);
+  std::string sa = dir.Write("sa", "0x9999aaaabbbbcccc\n", 0600);
+  ConfigPlan plan = Plan(Yaml(kDefault, "  m_key_file: " + m_a + "\n"),
+                         Yaml(kDefault, "  m_key_file: " + m_b + "\n  sa_key_file: " + sa + "\n"));
   ASSERT_EQ(plan.options.size(), 2u);
   EXPECT_EQ(plan.options[0].name, "m_key");
   EXPECT_EQ(plan.options[1].name, "sa_key");
+  EXPECT_EQ(plan.other, (Strings{"sm.m_key_file " + m_a + " -> " + m_b, "sm.sa_key_file none -> " + sa}));
+  EXPECT_TRUE(plan.opensm_affected);
   std::string everything = plan.Format() + plan.ToJson().dump() + plan.Summary();
   for (const char* secret : {"1111222233334444", "5555666677778888", "9999aaaabbbbcccc"})
     EXPECT_EQ(everything.find(secret), std::string::npos) << secret << " in\n" << everything;
   EXPECT_NE(everything.find("<redacted>"), std::string::npos);
+}
+
+// A key file's new content alone is a change too: OpenSM must re-read it.
+TEST(Plan, ANewKeyInTheSameFileIsAChange) {
+  testing::TempDir dir;
+  std::string file = dir.Write("m_key", "0x1111222233334444\n", 0600);
+  Config before = Load(Yaml(kDefault, "  m_key_file: " + file + "\n"));
+  dir.Write("m_key", "0x5555666677778888\n", 0600);
+  Config after = Load(Yaml(kDefault, "  m_key_file: " + file + "\n"));
+  ConfigPlan plan = PlanConfigChange(before, after, {}, kSm);
+  ASSERT_EQ(plan.options.size(), 1u);
+  EXPECT_EQ(plan.options[0].name, "m_key");
+  EXPECT_EQ(plan.options[0].before, "<redacted>");
+  EXPECT_TRUE(plan.opensm_affected);
+}
+
+// A caller's text is validated without opening its key files: each file it
+// names counts as holding the running key, and one it no longer names as
+// the key removed.
+TEST(Plan, KeyFilesOfACallersTextAreAssumedToHoldTheRunningKeys) {
+  testing::TempDir dir;
+  std::string m_key = dir.Write("m_key", "0x1111222233334444\n", 0600);
+  std::string sa_key = dir.Write("sa_key", "0x5555666677778888\n", 0600);
+  const std::string keys = "  m_key_file: " + m_key + "\n  sa_key_file: " + sa_key + "\n";
+  Config running = Load(Yaml(kDefault, keys));
+  ValidationOutcome text = ValidateText(Yaml(kDefault, keys), "<plan>", KeyFile::kNameOnly);
+  ASSERT_TRUE(text.ok()) << AllDiagnostics(text);
+  Config same = *text.config;
+  AssumeRunningKeys(running, same);
+  EXPECT_FALSE(PlanConfigChange(running, same, {}, kSm).changed);
+  ValidationOutcome without = ValidateText(Yaml(kDefault, "  m_key_file: " + m_key + "\n"), "<plan>",
+                                           KeyFile::kNameOnly);
+  ASSERT_TRUE(without.ok()) << AllDiagnostics(without);
+  Config removed = *without.config;
+  AssumeRunningKeys(running, removed);
+  ConfigPlan plan = PlanConfigChange(running, removed, {}, kSm);
+  ASSERT_EQ(plan.options.size(), 1u);
+  EXPECT_EQ(plan.options[0].name, "sa_key");
+  EXPECT_EQ(plan.other, (Strings{"sm.sa_key_file " + sa_key + " -> none"}));
 }
 
 TEST(Plan, DaemonOnlySettingsLeaveOpenSmUntouched) {

@@ -82,6 +82,23 @@ TEST(Renderer, SmKeyIsRendered) {
   EXPECT_EQ(OpenSmConfValue(files.opensm_conf, "sm_key"), "0x1a2b3c4d5e6f7081");
 }
 
+// m_key and sa_key come from their key files: written once each, as
+// smsupd's own options, and OpenSM's defaults when no file is named.
+TEST(Renderer, MKeyAndSaKeyFromTheirKeyFilesAreRenderedOnce) {
+  testing::TempDir dir;
+  std::string m_key = dir.Write("m_key", "0x00000000000a0b0c\n", 0600);
+  std::string sa_key = dir.Write("sa_key", "0x00000000000d0e0f\n", 0600);
+  Config config = Load(BaseYaml("  m_key_file: " + m_key + "\n  sa_key_file: " + sa_key + "\n"));
+  std::string conf = Render(config, RenderInputs{}).opensm_conf;
+  EXPECT_EQ(OpenSmConfValue(conf, "m_key"), "0x00000000000a0b0c");
+  EXPECT_EQ(OpenSmConfValue(conf, "sa_key"), "0x00000000000d0e0f");
+  EXPECT_EQ(CountLines(conf, "m_key "), 1);
+  EXPECT_EQ(CountLines(conf, "sa_key "), 1);
+  std::string defaults = Render(Load(BaseYaml()), RenderInputs{}).opensm_conf;
+  EXPECT_EQ(OpenSmConfValue(defaults, "m_key"), "0x0000000000000000");
+  EXPECT_EQ(OpenSmConfValue(defaults, "sa_key"), "0x0000000000000001");
+}
+
 TEST(Renderer, BothMembershipTurnsOnAllowBothPKeys) {
   Config config = Load(BaseYaml("", "  - name: Default\n    pkey: 0x7fff\n    members:\n"
                                     "      - { host: h1, membership: both }\n"));

@@ -1,7 +1,9 @@
 // Top-level, sm:, hosts:, groups:, control:, limits: rules of the validator.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "config/key_file.h"
 #include "tests/config/test_support.h"
 
 namespace smsupd::config {
@@ -236,49 +238,129 @@ TEST(ValidatorSections, GroupsRefuseUnknownNamesCyclesAndHostNames) {
   EXPECT_FALSE(Validate(clash).ok());
 }
 
-class SmKeyFileTest : public ::testing::Test {
+// sm.sm_key_file, sm.m_key_file and sa_key_file are read and checked alike:
+// one open without following a link or blocking, then the opened file's
+// type, owner, mode and size, then its content.
+struct KeyFileCase {
+  const char* key;  // the sm: key naming the file
+  std::optional<std::uint64_t> SmSettings::*value;
+};
+void PrintTo(const KeyFileCase& key_file, std::ostream* out) { *out << key_file.key; }
+
+class KeyFileTest : public ::testing::TestWithParam<KeyFileCase> {
  protected:
+  std::string Key() const { return GetParam().key; }
+  std::string Path() const { return "sm." + Key(); }
+  ValidationOutcome Naming(const std::string& file) {
+    return Validate(BaseYaml("  " + Key() + ": " + file + "\n"));
+  }
   ValidationOutcome WithKeyFile(const std::string& content, int mode) {
-    std::string file = dir_.Write("sm_key", content, mode);
-    return Validate(BaseYaml("  sm_key_file: " + file + "\n"));
+    return Naming(dir_.Write("key", content, mode));
+  }
+  std::string What(const ValidationOutcome& outcome) const {
+    const Diagnostic* diagnostic = FindDiagnostic(outcome, Path());
+    return diagnostic ? diagnostic->what : "no diagnostic at " + Path() + ": " + AllDiagnostics(outcome);
   }
   TempDir dir_;
 };
 
-TEST_F(SmKeyFileTest, ValidKeyIsRead) {
+INSTANTIATE_TEST_SUITE_P(Keys, KeyFileTest,
+                         ::testing::Values(KeyFileCase{"sm_key_file", &SmSettings::sm_key},
+                                           KeyFileCase{"m_key_file", &SmSettings::m_key},
+                                           KeyFileCase{"sa_key_file", &SmSettings::sa_key}),
+                         [](const auto& info) { return std::string(info.param.key); });
+
+TEST_P(KeyFileTest, ValidKeyIsRead) {
   ValidationOutcome outcome = WithKeyFile("0x1a2b3c4d5e6f7081\n", 0600);
   ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
-  EXPECT_EQ(outcome.config->sm.sm_key, 0x1a2b3c4d5e6f7081u);
+  EXPECT_EQ(outcome.config->sm.*GetParam().value, 0x1a2b3c4d5e6f7081u);
 }
 
-TEST_F(SmKeyFileTest, GroupOrOtherReadableIsRefused) {
+TEST_P(KeyFileTest, GroupOrOtherReadableIsRefused) {
   ValidationOutcome outcome = WithKeyFile("0x1a2b3c4d5e6f7081\n", 0640);
   ASSERT_FALSE(outcome.ok());
-  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("mode 0640"), std::string::npos);
+  EXPECT_NE(What(outcome).find("mode 0640"), std::string::npos) << What(outcome);
   EXPECT_FALSE(WithKeyFile("0x1\n", 0604).ok());
 }
 
-TEST_F(SmKeyFileTest, ContentMustBeOneHexKey) {
+TEST_P(KeyFileTest, ContentMustBeOneHexKey) {
   EXPECT_FALSE(WithKeyFile("12345\n", 0600).ok());
   EXPECT_FALSE(WithKeyFile("0x1a2b3c4d5e6f708192\n", 0600).ok());  // 72 bits
   EXPECT_FALSE(WithKeyFile("", 0600).ok());
 }
 
-// Refused at once: reading a FIFO would block the validator until a writer came.
-TEST_F(SmKeyFileTest, OnlyASmallRegularFileIsRead) {
-  std::string fifo = dir_.path() + "/fifo";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  ValidationOutcome outcome = Validate(BaseYaml("  sm_key_file: " + fifo + "\n"));
+// A key file others could replace, or one that is only a name for another
+// file, is refused: whoever owns it chooses the fabric's key.
+TEST_P(KeyFileTest, AFileNotOwnedByRootIsRefused) {
+  std::string file = dir_.Write("key", "0x1a2b3c4d5e6f7081\n", 0600);
+  ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+  ValidationOutcome outcome = Naming(file);
   ASSERT_FALSE(outcome.ok());
-  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("not a small regular file"),
-            std::string::npos);
-  EXPECT_FALSE(WithKeyFile("0x1a2b3c4d5e6f7081\n" + std::string(5000, ' '), 0600).ok());
+  EXPECT_NE(What(outcome).find("owned by uid 65534, not root"), std::string::npos) << What(outcome);
 }
 
-TEST_F(SmKeyFileTest, MissingFileIsRefused) {
-  ValidationOutcome outcome = Validate(BaseYaml("  sm_key_file: " + dir_.path() + "/absent\n"));
+TEST_P(KeyFileTest, ASymbolicLinkIsRefused) {
+  std::string file = dir_.Write("key", "0x1a2b3c4d5e6f7081\n", 0600);
+  std::string link = dir_.path() + "/link";
+  ASSERT_EQ(::symlink(file.c_str(), link.c_str()), 0);
+  ValidationOutcome outcome = Naming(link);
   ASSERT_FALSE(outcome.ok());
-  EXPECT_NE(FindDiagnostic(outcome, "sm.sm_key_file")->what.find("No such file"), std::string::npos);
+  EXPECT_NE(What(outcome).find("is a symbolic link"), std::string::npos) << What(outcome);
+}
+
+// Refused at once: reading a FIFO would block the validator until a writer came.
+TEST_P(KeyFileTest, OnlyASmallRegularFileIsRead) {
+  std::string fifo = dir_.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  ValidationOutcome outcome = Naming(fifo);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(What(outcome).find("is not a regular file"), std::string::npos) << What(outcome);
+  ValidationOutcome big = WithKeyFile("0x1a2b3c4d5e6f7081\n" + std::string(kMaxKeyFileBytes, ' '), 0600);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(What(big).find("more than 4096"), std::string::npos) << What(big);
+  EXPECT_TRUE(WithKeyFile("0x1a2b3c4d5e6f7081" + std::string(kMaxKeyFileBytes - 18, ' '), 0600).ok());
+}
+
+TEST_P(KeyFileTest, MissingFileIsRefused) {
+  ValidationOutcome outcome = Naming(dir_.path() + "/absent");
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(What(outcome).find("No such file"), std::string::npos) << What(outcome);
+}
+
+// What is wrong with a key file is said; what it holds never is.
+TEST_P(KeyFileTest, NoDiagnosticShowsTheContent) {
+  ValidationOutcome outcome = WithKeyFile("0x1a2b3c4d5e6f7081zz\n", 0600);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(AllDiagnostics(outcome).find("1a2b3c4d5e6f7081"), std::string::npos) << AllDiagnostics(outcome);
+}
+
+// A text from a caller (smctl plan) never makes the validator open a path
+// it names: a FIFO or a file that does not exist is only a name.
+TEST_P(KeyFileTest, NameOnlyOpensNothing) {
+  std::string fifo = dir_.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& file : {fifo, dir_.path() + "/absent", std::string("/etc/shadow")}) {
+    ValidationOutcome outcome =
+        ValidateText(BaseYaml("  " + Key() + ": " + file + "\n"), "plan.yaml", KeyFile::kNameOnly);
+    ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+    EXPECT_FALSE((outcome.config->sm.*GetParam().value).has_value());
+  }
+}
+
+// A key in smsupd.yaml would be as readable as the file and shown by every
+// diff of it: refused, without echoing it, naming the key file to use.
+TEST(ValidatorSections, KeysInOpenSmOptionsAreRefusedWithoutEchoingThem) {
+  for (const std::string name : {"m_key", "sa_key", "sm_key"}) {
+    ValidationOutcome outcome =
+        Validate(BaseYaml("  opensm:\n    options:\n      " + name + ": 0x00000000c0ffee42\n"));
+    ASSERT_FALSE(outcome.ok()) << name;
+    const Diagnostic* diagnostic = FindDiagnostic(outcome, "sm.opensm.options." + name);
+    ASSERT_NE(diagnostic, nullptr) << AllDiagnostics(outcome);
+    EXPECT_EQ(diagnostic->what, "'" + name + "' is a key, and smsupd.yaml holds no key");
+    EXPECT_EQ(diagnostic->valid,
+              "put it in a file owned by root, mode 0600, and name that file in sm." + name + "_file");
+    EXPECT_EQ(AllDiagnostics(outcome).find("c0ffee42"), std::string::npos) << AllDiagnostics(outcome);
+  }
 }
 
 TEST(ValidatorSections, UnreadableFileIsNotInvalid) {

@@ -4,13 +4,18 @@
 // changes nothing; a P_Key change is applied and verified on the fabric; a
 // second run changes nothing; an invalid change and a change the daemon
 // rolls back fail the play with smctl's message and leave the fabric and
-// the config file as they were. Then smctl's bash completion against that
-// daemon: its generations and SM GUIDs.
+// the config file as they were; keys given to the role land in root-only key
+// files and are never shown, and a key put into smsupd.yaml is refused
+// without being shown. Then smctl's bash completion against that daemon:
+// its generations and SM GUIDs.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cinttypes>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -75,7 +80,8 @@ class AnsibleRoleTest : public FabricTest {
 
   // The inventory: this node's smsupd.yaml as the test bed writes it, every
   // HCA as a host, and `partitions` (YAML, indented for the host's vars).
-  void WriteInventory(const std::string& partitions, const std::string& extra = "") {
+  void WriteInventory(const std::string& partitions, const std::string& extra = "",
+                      const std::string& opensm_options = "") {
     const SmsupdConfig& config = node().config();
     std::ostringstream yaml;
     yaml << "all:\n  children:\n    smsupd_nodes:\n      hosts:\n        " << node().node() << ":\n"
@@ -86,7 +92,8 @@ class AnsibleRoleTest : public FabricTest {
          << "          smsupd_node: " << config.node << "\n"
          << "          smsupd_role: master\n"
          << "          smsupd_port_guid: \"" << FormatGuid(config.port_guid) << "\"\n"
-         << "          smsupd_opensm: { log_file: " << config.OpenSmLog() << " }\n"
+         << "          smsupd_opensm: { log_file: " << config.OpenSmLog()
+         << (opensm_options.empty() ? "" : ", options: { " + opensm_options + " }") << " }\n"
          << "          smsupd_state_dir: " << config.StateDir() << "\n"
          << "          smsupd_control: { socket: " << config.Socket() << " }\n"
          << "          smsupd_verify: { timeout_s: 15 }\n"
@@ -189,6 +196,42 @@ class AnsibleRoleTest : public FabricTest {
   std::unique_ptr<ManagementNode> node_;
 };
 
+constexpr std::uint64_t kSmKey = 0x5ec2e7000000b001;
+constexpr std::uint64_t kMKey = 0x5ec2e7000000b002;
+constexpr std::uint64_t kSaKey = 0x5ec2e7000000b003;
+constexpr std::uint64_t kNewMKey = 0x5ec2e7000000b004;
+constexpr std::uint64_t kInlineKey = 0x5ec2e7000000b005;
+
+std::string Hex(std::uint64_t key) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%016" PRIx64, key);
+  return text;
+}
+
+// Where `text` shows any of `keys` in any form (hex with or without 0x and
+// leading zeros, either case, decimal); "" when nowhere.
+std::string KeyShown(const std::string& text, const std::vector<std::uint64_t>& keys) {
+  for (std::uint64_t key : keys) {
+    std::string hex = Hex(key).substr(2);
+    std::string upper = hex;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+    for (const std::string& form : {hex, upper, hex.substr(hex.find_first_not_of('0')), std::to_string(key)}) {
+      std::size_t at = text.find(form);
+      if (at != std::string::npos) return form + " at ..." + text.substr(at > 120 ? at - 120 : 0, 240) + "...";
+    }
+  }
+  return "";
+}
+
+// Mode and owner of `path`, e.g. "600 0:0"; "" when it does not exist.
+std::string ModeAndOwner(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return "";
+  char text[48];
+  std::snprintf(text, sizeof text, "%o %u:%u", info.st_mode & 07777, info.st_uid, info.st_gid);
+  return text;
+}
+
 TEST_F(AnsibleRoleTest, PlansAppliesVerifiesAndRefusesThroughTheRole) {
   ASSERT_EQ(fabric().topology().FarCa().PortGuid(1), far_port());
   WriteInventory(DefaultPartition() + TenantPartition());
@@ -282,6 +325,67 @@ TEST_F(AnsibleRoleTest, ARolledBackApplyFailsThePlayAndRestoresTheFile) {
   EXPECT_EQ(ConfigFile(), file_before) << "the role did not put the previous file back";
   EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
   EXPECT_EQ(node().OpenSmPid(), opensm) << "OpenSM was restarted";
+}
+
+// Keys given to the role (as from ansible-vault; the M_Key unquoted, so a
+// YAML number) are written to root-only key files that smsupd.yaml names,
+// applied, and shown nowhere: not in check mode's or an apply's --diff, not
+// in the module's verbose result, not in smsupd.yaml. A key put into
+// smsupd.yaml through sm.opensm.options fails the play, unshown.
+TEST_F(AnsibleRoleTest, KeysAreWrittenRootOnlyAndNeverShown) {
+  const std::string prefix = node().dir() + "/keys.";
+  const std::vector<std::uint64_t> keys = {kSmKey, kMKey, kSaKey, kNewMKey, kInlineKey};
+  auto key_vars = [&](std::uint64_t m_key) {
+    return "          smsupd_key_file_prefix: " + prefix + "\n          smsupd_sm_key: \"" + Hex(kSmKey) +
+           "\"\n          smsupd_m_key: " + Hex(m_key) + "\n          smsupd_sa_key: \"" + Hex(kSaKey) + "\"\n";
+  };
+  WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kMKey));
+
+  PlaybookRun check = RunPlaybook({"--check", "--diff", "-v"}, "keys-check.log");
+  EXPECT_TRUE(check.Succeeded()) << check.output;
+  EXPECT_EQ(KeyShown(check.output, keys), "");
+  EXPECT_TRUE(check.Says("key file " + prefix + "m_key: new key (root, 0600; not shown)")) << check.output;
+  EXPECT_EQ(ModeAndOwner(prefix + "m_key"), "") << "check mode wrote a key file";
+
+  PlaybookRun apply = RunPlaybook({"--diff", "-vvv"}, "keys-apply.log");
+  ASSERT_TRUE(apply.Succeeded()) << apply.output << "\n" << node().LogTail();
+  EXPECT_EQ(KeyShown(apply.output, keys), "");
+  for (const char* name : {"sm_key", "m_key", "sa_key"}) EXPECT_EQ(ModeAndOwner(prefix + name), "600 0:0") << name;
+  Result<std::string> m_key_file = ReadWholeFile(prefix + "m_key");
+  EXPECT_TRUE(m_key_file.ok() && *m_key_file == Hex(kMKey) + "\n");
+  const std::string config = ConfigFile();
+  EXPECT_EQ(KeyShown(config, keys), "") << "smsupd.yaml holds a key";
+  EXPECT_NE(config.find("m_key_file: \"" + prefix + "m_key\""), std::string::npos) << config;
+  EXPECT_EQ(ModeAndOwner(node().config_path()), "644 0:0");
+  Result<std::string> conf = ReadWholeFile(node().StatePath("opensm.conf"));
+  ASSERT_TRUE(conf.ok());
+  for (std::uint64_t key : {kSmKey, kMKey, kSaKey})
+    EXPECT_NE(conf->find(Hex(key)), std::string::npos) << "OpenSM's file does not hold " << Hex(key);
+  EXPECT_EQ(ModeAndOwner(node().StatePath("opensm.conf")).substr(0, 4), "600 ");
+
+  PlaybookRun again = RunPlaybook({}, "keys-again.log");
+  EXPECT_TRUE(again.Succeeded()) << again.output;
+  EXPECT_EQ(again.Changed(), 0) << again.output;
+
+  // A new M_Key alone: the plan of the text cannot see it, the role applies it.
+  WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kNewMKey));
+  PlaybookRun rotate = RunPlaybook({"--diff", "-v"}, "keys-rotate.log");
+  ASSERT_TRUE(rotate.Succeeded()) << rotate.output;
+  EXPECT_EQ(rotate.Changed(), 1) << rotate.output;
+  EXPECT_EQ(KeyShown(rotate.output, keys), "");
+  conf = ReadWholeFile(node().StatePath("opensm.conf"));
+  ASSERT_TRUE(conf.ok());
+  EXPECT_NE(conf->find(Hex(kNewMKey)), std::string::npos) << "the new M_Key was not applied";
+
+  // A key in smsupd.yaml: refused, unshown, nothing changes.
+  const std::string file_before = ConfigFile();
+  WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kNewMKey),
+                 "sa_key: \"" + Hex(kInlineKey) + "\"");
+  PlaybookRun inline_key = RunPlaybook({"--diff", "-v"}, "keys-inline.log");
+  EXPECT_FALSE(inline_key.Succeeded()) << inline_key.output;
+  EXPECT_TRUE(inline_key.Says("'sa_key' is a key, and smsupd.yaml holds no key")) << inline_key.output;
+  EXPECT_EQ(KeyShown(inline_key.output, keys), "");
+  EXPECT_EQ(ConfigFile(), file_before);
 }
 
 // smctl's bash completion asks the daemon the command line names.

@@ -28,6 +28,8 @@ std::string SmYaml(const SmsupdConfig& config) {
   if (config.preempt) yaml += std::string("  preempt: ") + (*config.preempt ? "true" : "false") + "\n";
   if (config.hold_time_s) yaml += "  failover:\n    hold_time_s: " + std::to_string(*config.hold_time_s) + "\n";
   if (config.sm_key_file) yaml += "  sm_key_file: " + *config.sm_key_file + "\n";
+  if (config.m_key_file) yaml += "  m_key_file: " + *config.m_key_file + "\n";
+  if (config.sa_key_file) yaml += "  sa_key_file: " + *config.sa_key_file + "\n";
   yaml += "  opensm:\n    log_file: " + config.OpenSmLog() + "\n";
   if (config.opensm_binary) yaml += "    binary: " + *config.opensm_binary + "\n";
   std::map<std::string, std::string> options = config.opensm_options;

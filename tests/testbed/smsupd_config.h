@@ -42,6 +42,8 @@ struct SmsupdConfig {
   std::optional<std::string> control_group;  // control.group
   std::optional<std::string> opensm_binary;  // sm.opensm.binary
   std::optional<std::string> sm_key_file;    // sm.sm_key_file
+  std::optional<std::string> m_key_file;     // sm.m_key_file
+  std::optional<std::string> sa_key_file;    // sm.sa_key_file
   std::map<std::string, Guid> hosts;
   std::map<std::string, std::vector<std::string>> groups;
   std::vector<PartitionSpec> partitions;

@@ -218,7 +218,8 @@ TEST_F(ConfigApplyDaemonTest, PlanComparesAFileWithTheAppliedGeneration) {
 // plan is open to the control group, and the daemon runs as root: its
 // "file" made the daemon open any path (a FIFO hung the event loop; the
 // lines of /etc/shadow came back as "unknown key" diagnostics), and a text
-// could name any sm_key_file for it to read.
+// could name any key file (sm_key_file, m_key_file, sa_key_file) for it to
+// read.
 TEST_F(ConfigApplyDaemonTest, PlanNeverOpensAPathACallerGives) {
   control::Response by_path = Call("plan", {{"file", "/etc/shadow"}});
   EXPECT_EQ(by_path.result, control::ResultCode::kBadRequest) << by_path.text;
@@ -227,7 +228,8 @@ TEST_F(ConfigApplyDaemonTest, PlanNeverOpensAPathACallerGives) {
   const std::string fifo = dir_ + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string yaml = ReadWholeFile(dir_ + "/smsupd.yaml").value();
-  yaml.replace(yaml.find("  role: master\n"), 15, "  role: master\n  sm_key_file: " + fifo + "\n");
+  yaml.replace(yaml.find("  role: master\n"), 15,
+               "  role: master\n  sm_key_file: " + fifo + "\n  m_key_file: " + fifo + "\n  sa_key_file: " + fifo + "\n");
   auto started = std::chrono::steady_clock::now();
   control::Response plan = Call("plan", {{"yaml", yaml}, {"file", "new.yaml"}});
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s) << "the daemon opened the FIFO";

@@ -1,12 +1,15 @@
 // sm_key, m_key and sa_key never leave in plain text. A master/standby pair
-// runs with all three set; the scenario plans and applies a change of m_key
-// and sa_key, hands mastership over, kills the master's OpenSM and reloads
-// an invalid key. Then every output smctl gave, both smsupds' whole logs (the
-// journal's text), every event, and every file under the nodes' directories
-// that anyone but root may read are searched for each key in every form
-// (hex with and without 0x, either case, decimal).
+// runs with all three set, each from its key file; the scenario plans and
+// applies a change of m_key and sa_key, hands mastership over, kills the
+// master's OpenSM and reloads an invalid key, one in a file another uid
+// owns and one behind a symbolic link. Then every output smctl gave,
+// both smsupds' whole logs (the journal's text), every event, and every file
+// under the nodes' directories that anyone but root may read -- smsupd.yaml
+// included: it holds no key -- are searched for each key in every form (hex
+// with and without 0x, either case, decimal).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -50,13 +53,16 @@ constexpr int kAnyExit = -1;
 
 class SecretsTest : public FaultTest {
  protected:
-  SmsupdConfig KeyedConfig(const std::string& node, const std::string& role, std::uint64_t m_key,
-                           std::uint64_t sa_key) {
+  SmsupdConfig KeyedConfig(const std::string& node, const std::string& role) {
     SmsupdConfig config = TenantConfig(node, role);
-    config.sm_key_file = fabric().dir() + "/sm_key";
-    config.opensm_options["m_key"] = Hex(m_key);
-    config.opensm_options["sa_key"] = Hex(sa_key);
+    config.sm_key_file = KeyFile("sm_key");
+    config.m_key_file = KeyFile("m_key");
+    config.sa_key_file = KeyFile("sa_key");
     return config;
+  }
+  std::string KeyFile(const std::string& name) { return fabric().dir() + "/" + name; }
+  void WriteKey(const std::string& name, std::uint64_t key) {
+    ASSERT_TRUE(WriteFileAtomically(KeyFile(name), Hex(key) + "\n", 0600).ok());
   }
 
   // Records what smctl printed, for the search at the end (kAnyExit: any
@@ -79,10 +85,12 @@ class SecretsTest : public FaultTest {
 
 TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
   ASSERT_NO_FATAL_FAILURE(StartSmallFabric());
-  ASSERT_TRUE(WriteFileAtomically(fabric().dir() + "/sm_key", Hex(kSmKey) + "\n", 0600).ok());
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
+  ASSERT_NO_FATAL_FAILURE(WriteKey("m_key", kMKey));
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sa_key", kSaKey));
   const auto& names = fabric().topology().management_nodes();
-  ManagementNode* master = AddNode(KeyedConfig(names[0], "master", kMKey, kSaKey));
-  ManagementNode* standby = AddNode(KeyedConfig(names[1], "standby", kMKey, kSaKey));
+  ManagementNode* master = AddNode(KeyedConfig(names[0], "master"));
+  ManagementNode* standby = AddNode(KeyedConfig(names[1], "standby"));
   ASSERT_TRUE(master != nullptr && standby != nullptr);
   ASSERT_NO_FATAL_FAILURE(StartAndWait(*master, "MASTER"));
   ASSERT_NO_FATAL_FAILURE(StartAndWait(*standby, "STANDBY"));
@@ -91,12 +99,12 @@ TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
     Run(*node, {"status"}, 0);
     Run(*node, {"--json", "status"}, 0);
   }
-  // A change of both keys and a partition: planned, applied, verified.
+  // A change of both keys (their files' content) and a partition: planned,
+  // applied, verified.
+  ASSERT_NO_FATAL_FAILURE(WriteKey("m_key", kNewMKey));
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sa_key", kNewSaKey));
   for (ManagementNode* node : {master, standby}) {
-    SmsupdConfig& config = node->config();
-    config.opensm_options["m_key"] = Hex(kNewMKey);
-    config.opensm_options["sa_key"] = Hex(kNewSaKey);
-    AddTenantC(config);
+    AddTenantC(node->config());
     ASSERT_TRUE(node->WriteConfig().ok());
   }
   SmctlResult plan = Run(*master, {"plan"}, 0);
@@ -124,10 +132,23 @@ TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
       kFabricDeadline, milliseconds(200));
   ASSERT_TRUE(settled.ok()) << settled.message();
   // An invalid key file: refused, its content not echoed.
-  ASSERT_TRUE(WriteFileAtomically(fabric().dir() + "/sm_key", Hex(kSmKey) + "zz\n", 0600).ok());
+  ASSERT_TRUE(WriteFileAtomically(KeyFile("sm_key"), Hex(kSmKey) + "zz\n", 0600).ok());
   Run(*master, {"reload", "--wait"}, 1);
   Run(*master, {"plan"}, kAnyExit);
-  ASSERT_TRUE(WriteFileAtomically(fabric().dir() + "/sm_key", Hex(kSmKey) + "\n", 0600).ok());
+  // A valid key in a file someone else owns, or behind a symbolic link:
+  // refused as well, whatever the path's own checks would have said.
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
+  ASSERT_EQ(::chown(KeyFile("sm_key").c_str(), 65534, 65534), 0);
+  SmctlResult foreign = Run(*master, {"reload", "--wait"}, 1);
+  EXPECT_NE((foreign.out + foreign.err).find("is owned by uid 65534, not root"), std::string::npos)
+      << foreign.Describe();
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key.real", kSmKey));
+  ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
+  std::filesystem::create_symlink(KeyFile("sm_key.real"), KeyFile("sm_key"));
+  SmctlResult linked = Run(*master, {"reload", "--wait"}, 1);
+  EXPECT_NE((linked.out + linked.err).find("is a symbolic link"), std::string::npos) << linked.Describe();
+  ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
+  ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
   for (ManagementNode* node : {master, standby}) {
     Run(*node, {"--json", "events"}, 0);
     Run(*node, {"events"}, 0);
@@ -140,16 +161,20 @@ TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
     Result<std::string> log = ReadWholeFile(node->smsupd_log());
     ASSERT_TRUE(log.ok());
     texts.push_back({node->node() + "'s smsupd log", *log});
-    // Every file anyone but root may read (the operator's own config and
-    // key files aside).
+    // Every file anyone but root may read, the node's smsupd.yaml among
+    // them (the key files are outside the node's directory).
+    bool config_searched = false;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(node->dir())) {
-      if (!entry.is_regular_file() || entry.path() == node->config_path()) continue;
+      if (!entry.is_regular_file()) continue;
       struct stat info {};
       if (::stat(entry.path().c_str(), &info) != 0) continue;
       Result<std::string> content = ReadWholeFile(entry.path());
       if (!content.ok()) continue;
-      if ((info.st_mode & 0044) != 0) texts.push_back({entry.path().string(), *content});
+      if ((info.st_mode & 0044) == 0) continue;
+      texts.push_back({entry.path().string(), *content});
+      config_searched |= entry.path() == node->config_path();
     }
+    EXPECT_TRUE(config_searched) << node->config_path() << " is not readable by others: the search proves less";
   }
   // The search finds the keys where they belong (or it proves nothing).
   Result<std::string> conf = ReadWholeFile(master->StatePath("opensm.conf"));

@@ -1,8 +1,11 @@
 // HookRunner with real hook processes: the fixed argv and environment, the
-// ownership rule with its log lines, the timeout kill, the bounded queue
-// and the bounded output. Runs as root (CI does): a hook must be root's.
+// ownership rule for the directory, every directory above it and each hook,
+// with its log lines; the timeout kill of the whole process group, also of
+// what a hook left running after it exited; the bounded queue and the
+// bounded output. Runs as root (CI does): a hook must be root's.
 #include "daemon/hooks/hook_runner.h"
 
+#include "daemon/hooks/hook_directory.h"
 #include "daemon/hooks/hook_process.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +35,16 @@ bool Eventually(const std::function<bool()>& condition, std::chrono::millisecond
     std::this_thread::sleep_for(10ms);
   }
   return condition();
+}
+
+// A process that still runs (a zombie has ended: only its parent has not
+// collected it yet).
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  std::size_t end = line.rfind(')');
+  return end != std::string::npos && end + 2 < line.size() && line[end + 2] != 'Z';
 }
 
 std::string ReadFile(const std::string& path) {
@@ -208,6 +221,182 @@ TEST_F(HookRunnerTest, OutputGoesToTheLogLineByLineAndBounded) {
   EXPECT_NE(log.find("line96\n"), std::string::npos);
   EXPECT_EQ(log.find("line97\n"), std::string::npos);
   EXPECT_NE(log.find("(53 more lines not logged)"), std::string::npos) << log;
+}
+
+
+// What a hook leaves running when it exits belongs to its run: it may
+// finish within the timeout, and is killed with the group at the timeout.
+TEST_F(HookRunnerTest, WhatAHookLeftRunningIsKilledAtTheTimeout) {
+  const std::string pid_file = dir_ + "/child.pid";
+  WriteHook("10-detach", "sleep 1000 >/dev/null 2>&1 &\necho $! > " + pid_file + "\nexit 0\n");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-lost", 300ms)));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "timeout");
+  const pid_t child = std::stoi(ReadFile(pid_file));
+  EXPECT_TRUE(Eventually([&] { return !Running(child); })) << "the hook's background child outlived its timeout";
+  EXPECT_NE(Log().find("HOOK_TIMEOUT " + hooks_ + "/10-detach master-lost: killed after"), std::string::npos)
+      << Log();
+  EXPECT_NE(Log().find("exit 0, then what it left running was killed"), std::string::npos) << Log();
+}
+
+TEST_F(HookRunnerTest, WhatAHookLeftRunningMayFinishWithinTheTimeout) {
+  const std::string out = dir_ + "/out";
+  WriteHook("10-late", "( sleep 0.2; echo late >> " + out + " ) >/dev/null 2>&1 &\nexit 0\n");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("config-applied", 10s)));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "ok");
+  EXPECT_EQ(ReadFile(out), "late\n") << "the run ended before what the hook started";
+}
+
+TEST_F(HookRunnerTest, StoppingKillsWhatAHookLeftRunning) {
+  const std::string pid_file = dir_ + "/child.pid";
+  WriteHook("10-detach", "sleep 1000 >/dev/null 2>&1 &\necho $! > " + pid_file + ".new\nmv " + pid_file +
+                             ".new " + pid_file + "\nexit 0\n");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-lost", 60s)));
+  ASSERT_TRUE(Eventually([&] { return fs::exists(pid_file); })) << Log();
+  const pid_t child = std::stoi(ReadFile(pid_file));
+  ASSERT_TRUE(Running(child));
+  runner_->Stop();
+  EXPECT_TRUE(Eventually([&] { return !Running(child); })) << "the hook's background child outlived smsupd's stop";
+}
+
+// The directory is checked from / down, without following a link: each
+// directory above it must be root's and writable by no one else (a sticky
+// one like /tmp aside), or whoever may rename it can swap the hooks.
+TEST_F(HookRunnerTest, ADirectoryBelowASymbolicLinkRunsNothing) {
+  const std::string out = dir_ + "/out";
+  fs::rename(hooks_, dir_ + "/real");
+  fs::create_directory(dir_ + "/parent");
+  fs::rename(dir_ + "/real", dir_ + "/parent/hooks.d");
+  fs::create_directory_symlink(dir_ + "/parent", dir_ + "/link");
+  hooks_ = dir_ + "/link/hooks.d";
+  WriteHook("10-record", "echo ran >> " + out + "\n");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "refused");
+  EXPECT_FALSE(fs::exists(out)) << "a hook below a symbolic link ran";
+  EXPECT_NE(Log().find("HOOK_DIRECTORY_REFUSED no hook runs: " + dir_ + "/link, above " + hooks_ +
+                       ", is a symbolic link"),
+            std::string::npos)
+      << Log();
+}
+
+TEST_F(HookRunnerTest, ADirectoryThatIsASymbolicLinkRunsNothing) {
+  const std::string out = dir_ + "/out";
+  WriteHook("10-record", "echo ran >> " + out + "\n");
+  fs::create_directory_symlink(hooks_, dir_ + "/hooks.link");
+  StartRunner();
+  HookJob job = Job("master-changed");
+  job.directory = dir_ + "/hooks.link";
+  ASSERT_TRUE(runner_->Enqueue(job));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "refused");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_NE(Log().find("HOOK_DIRECTORY_REFUSED no hook runs: " + job.directory + " is a symbolic link"),
+            std::string::npos)
+      << Log();
+}
+
+TEST_F(HookRunnerTest, AParentWritableByGroupOrNotRootsRunsNothing) {
+  const std::string out = dir_ + "/out";
+  fs::create_directory(dir_ + "/parent");
+  fs::rename(hooks_, dir_ + "/parent/hooks.d");
+  hooks_ = dir_ + "/parent/hooks.d";
+  WriteHook("10-record", "echo ran >> " + out + "\n");
+  ::chmod((dir_ + "/parent").c_str(), 0775);
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "refused");
+  EXPECT_NE(Log().find("HOOK_DIRECTORY_REFUSED no hook runs: " + dir_ + "/parent, above " + hooks_ +
+                       ", is writable by group or others (mode 0775)"),
+            std::string::npos)
+      << Log();
+  ::chmod((dir_ + "/parent").c_str(), 0755);
+  ASSERT_EQ(::chown((dir_ + "/parent").c_str(), 65534, 65534), 0);
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 2; })) << Log();
+  EXPECT_EQ(Results()[1], "refused");
+  EXPECT_NE(Log().find("HOOK_DIRECTORY_REFUSED no hook runs: " + dir_ + "/parent, above " + hooks_ +
+                       ", is owned by uid 65534, not root"),
+            std::string::npos)
+      << Log();
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A sticky directory (like /tmp) lets no one but root rename or remove
+// root's entries in it: root's, it may be above the hooks; anyone else's not.
+TEST_F(HookRunnerTest, AStickyParentCountsOnlyWhenRoots) {
+  const std::string out = dir_ + "/out";
+  fs::create_directory(dir_ + "/sticky");
+  fs::rename(hooks_, dir_ + "/sticky/hooks.d");
+  hooks_ = dir_ + "/sticky/hooks.d";
+  WriteHook("10-record", "echo ran >> " + out + "\n");
+  ::chmod((dir_ + "/sticky").c_str(), 01777);
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "ok") << Log();
+  EXPECT_EQ(ReadFile(out), "ran\n");
+  ASSERT_EQ(::chown((dir_ + "/sticky").c_str(), 65534, 65534), 0);
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 2; })) << Log();
+  EXPECT_EQ(Results()[1], "refused");
+  EXPECT_EQ(ReadFile(out), "ran\n");
+}
+
+// A hook that is a symbolic link would run whatever the link names by then.
+TEST_F(HookRunnerTest, AHookThatIsASymbolicLinkIsRefused) {
+  const std::string out = dir_ + "/out";
+  const std::string target = dir_ + "/real-hook";
+  std::ofstream(target) << "#!/bin/sh\necho ran >> " << out << "\n";
+  ::chmod(target.c_str(), 0755);
+  fs::create_symlink(target, hooks_ + "/10-link");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-changed")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "refused");
+  EXPECT_FALSE(fs::exists(out)) << "a symbolic link ran as a hook";
+  EXPECT_NE(Log().find("HOOK_REFUSED " + hooks_ + "/10-link: is a symbolic link"), std::string::npos) << Log();
+}
+
+// The hook runs from the descriptor that was opened and checked: a file
+// renamed over its path afterwards is not what runs.
+TEST_F(HookRunnerTest, WhatRunsIsTheFileThatWasChecked) {
+  const std::string out = dir_ + "/out";
+  WriteHook("10-hook", "echo checked >> " + out + "\n");
+  HookListing listing = ListHooks(hooks_);
+  ASSERT_EQ(listing.error, "");
+  OpenedHook hook = OpenHook(listing, hooks_, "10-hook");
+  ASSERT_EQ(hook.kind, OpenedHook::Kind::kRun) << hook.refusal;
+  WriteHook("10-new", "echo swapped >> " + out + "\n");
+  fs::rename(hooks_ + "/10-new", hooks_ + "/10-hook");
+  std::atomic<bool> abort{false};
+  HookOutcome outcome = RunHook(hook.path, hook.fd.get(), Job("master-changed"), [](bool, const std::string&) {}, abort);
+  EXPECT_EQ(outcome.kind, HookOutcome::Kind::kOk) << outcome.text;
+  EXPECT_EQ(ReadFile(out), "checked\n");
+}
+
+// A refusal is logged once, not at every event, until it changes.
+TEST_F(HookRunnerTest, ARefusalIsLoggedOnceUntilItChanges) {
+  WriteHook("10-group-writable", "exit 0\n", 0775);
+  StartRunner();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(runner_->Enqueue(Job("event-" + std::to_string(i))));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 3; })) << Log();
+  ::chmod((hooks_ + "/10-group-writable").c_str(), 0757);
+  ASSERT_TRUE(runner_->Enqueue(Job("event-3")));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 4; })) << Log();
+  const std::string log = Log();
+  std::size_t lines = 0;
+  for (std::size_t at = log.find("HOOK_REFUSED"); at != std::string::npos; at = log.find("HOOK_REFUSED", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << log;
+  EXPECT_NE(log.find("(mode 0775)"), std::string::npos) << log;
+  EXPECT_NE(log.find("(mode 0757)"), std::string::npos) << log;
 }
 
 }  // namespace
