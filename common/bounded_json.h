@@ -23,7 +23,8 @@ inline constexpr char kNotJsonError[] = "is not valid JSON";
 // `max_depth` levels (the top-level value is level 1). Never throws, never
 // recurses: nlohmann's parser keeps its own stack, and a value past the bound
 // is dropped while it is read, so memory stays linear in the text.
-// Errors: "is not valid JSON" or "nests deeper than N levels".
+// Errors: "is not valid JSON" (for any syntax error, however deep) or, for
+// valid JSON only, "nests deeper than N levels".
 Result<nlohmann::json> ParseBoundedJson(std::string_view text, int max_depth = kMaxJsonDepth);
 
 }  // namespace smsupd

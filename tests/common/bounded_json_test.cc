@@ -29,7 +29,9 @@ TEST(BoundedJsonTest, AMillionLevelsAreRefusedObjectsAndArraysAlike) {
   for (std::size_t i = 0; i < depth; ++i) objects += R"({"a":)";
   objects += "1" + std::string(depth, '}');
   EXPECT_FALSE(ParseBoundedJson(objects));
-  EXPECT_FALSE(ParseBoundedJson(std::string(depth, '[')));  // never closed
+  auto unclosed = ParseBoundedJson(std::string(depth, '['));
+  ASSERT_FALSE(unclosed);
+  EXPECT_EQ(unclosed.error().message, kNotJsonError) << "a syntax error wins over the depth";
 }
 
 TEST(BoundedJsonTest, TextThatIsNotJsonSaysSo) {
@@ -37,6 +39,8 @@ TEST(BoundedJsonTest, TextThatIsNotJsonSaysSo) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, kNotJsonError);
   EXPECT_FALSE(ParseBoundedJson("\"\xff\""));  // not UTF-8
+  EXPECT_FALSE(ParseBoundedJson(std::string("{}\0[[[", 6)))
+      << "nlohmann's reader stops at a NUL; the text must not";
   EXPECT_EQ(ParseBoundedJson(R"({"x":[1,2]})")->at("x").size(), 2u);
 }
 

@@ -108,7 +108,7 @@ class Host : public SessionHost {
 // A long line is a request only for a command that carries a config text;
 // one nested too deep to tell goes on to ParseRequest (refused there).
 bool MayBeLong(std::string_view line) {
-  if (!nlohmann::json::accept(line)) return false;
+  if (line.find('\0') != std::string_view::npos || !nlohmann::json::accept(line)) return false;
   if (fuzz::JsonNesting(line) > kMaxJsonDepth) return true;
   auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || !json.contains("command") || !json["command"].is_string()) return false;
