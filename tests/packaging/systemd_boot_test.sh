@@ -188,6 +188,12 @@ state=$(in_machine systemctl is-active "$plain_opensm" || true)
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 in_machine journalctl --no-pager -o cat -u smsupd.service | grep -q DAEMON_READY && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"
+# The members' job thread moved itself to SCHED_IDLE under the unit's
+# system-call filter (a refused call would have killed smsupd, SIGSYS).
+idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; do chrt -p ${t##*/}; done' |
+  grep -c SCHED_IDLE || true)
+[ "$idle" = 1 ] && ok "one smsupd thread is SCHED_IDLE (members' jobs)" || fail "$idle SCHED_IDLE threads"
+journal smsupd.service | grep -q JOB_PRIORITY_NOT_SET && fail "journal: JOB_PRIORITY_NOT_SET" || true
 
 step "systemctl start smsupd@b: the standby, found with smctl -i b"
 in_machine systemctl start smsupd@b.service || { fail "systemctl start smsupd@b"; dump; exit 1; }
