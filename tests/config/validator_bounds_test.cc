@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+
 #include "config/partition_members.h"
 #include "config/yaml_bounds.h"
 #include "config/yaml_view.h"
@@ -123,35 +124,32 @@ TEST(ValidatorBounds, DiagnosticsAreCappedAndCountedAndEachPartIsCut) {
   for (const Diagnostic& d : outcome.diagnostics) EXPECT_LE(d.file.size(), kMaxDiagnosticPartBytes);
 }
 
-TEST(ValidatorBounds, ADidYouMeanOverThousandsOfNamesIsBounded) {
-  std::string yaml = "version: 1\nsm:\n  role: master\nhosts:\n";
-  for (int i = 0; i < 10000; ++i) {
+// "version: 1", an sm section, `extra` top-level lines, and `count` hosts
+// named <prefix><i> with one port each.
+std::string WithHosts(int count, const std::string& prefix, const std::string& extra = "") {
+  std::string yaml = "version: 1\nsm:\n  role: master\n" + extra + "hosts:\n";
+  for (int i = 0; i < count; ++i) {
     char guid[32];
     std::snprintf(guid, sizeof guid, "0x0002c903%06x", i + 1);
-    yaml += "  host-number-" + std::to_string(i) + ": " + guid + "\n";
+    yaml += "  " + prefix + std::to_string(i) + ": " + guid + "\n";
   }
-  yaml += "groups:\n  many: [";
+  return yaml;
+}
+
+// 20,000 misspelt names among 10,000 hosts: a suggestion is searched for the
+// 100 diagnostics kept, not for 20,000 (ctest's timeout would catch those).
+TEST(ValidatorBounds, ADidYouMeanOverThousandsOfNamesIsBounded) {
+  std::string yaml = WithHosts(10000, "host-number-") + "groups:\n  many: [";
   for (int i = 0; i < 20000; ++i) yaml += (i ? ", " : "") + std::string("host-nomber-") + std::to_string(i);
   yaml += "]\n";
-  const auto start = std::chrono::steady_clock::now();
   ValidationOutcome outcome = Validate(yaml);
-  const auto took = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.ErrorCount(), 20000);
   EXPECT_TRUE(Mentions(outcome, "did you mean 'host-number-0'?")) << AllDiagnostics(outcome);
-  // Not a timing assertion on this machine's speed: only the work's shape
-  // (100 searches, not 20,000, each over 10,000 names) keeps it under this.
-  EXPECT_LT(took, std::chrono::seconds(30));
 }
 
 TEST(ValidatorBounds, ANameFarLongerThanEveryCandidateIsNotCompared) {
-  std::string yaml = "version: 1\nsm:\n  role: master\nhosts:\n";
-  for (int i = 0; i < 10000; ++i) {
-    char guid[32];
-    std::snprintf(guid, sizeof guid, "0x0002c903%06x", i + 1);
-    yaml += "  h" + std::to_string(i) + ": " + guid + "\n";
-  }
-  yaml += "groups:\n  g: [";
+  std::string yaml = WithHosts(10000, "h") + "groups:\n  g: [";
   for (int i = 0; i < 200; ++i) yaml += (i ? ", " : "") + std::string(kMaxYamlScalarBytes, 'a' + i % 26);
   yaml += "]\n";
   ValidationOutcome outcome = Validate(yaml);
@@ -160,13 +158,7 @@ TEST(ValidatorBounds, ANameFarLongerThanEveryCandidateIsNotCompared) {
 }
 
 std::string HostsAndBigGroup(int hosts) {
-  std::string yaml = "version: 1\nsm:\n  role: master\nlimits:\n  pkeys_per_port: 32768\nhosts:\n";
-  for (int i = 0; i < hosts; ++i) {
-    char guid[32];
-    std::snprintf(guid, sizeof guid, "0x0002c903%06x", i + 1);
-    yaml += "  h" + std::to_string(i) + ": " + guid + "\n";
-  }
-  yaml += "groups:\n  all: [";
+  std::string yaml = WithHosts(hosts, "h", "limits:\n  pkeys_per_port: 32768\n") + "groups:\n  all: [";
   for (int i = 0; i < hosts; ++i) yaml += (i ? ", " : "") + std::string("h") + std::to_string(i);
   yaml += "]\n";
   return yaml;

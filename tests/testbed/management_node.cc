@@ -137,6 +137,17 @@ std::string ManagementNode::PartitionsConf() const {
   return text ? *text : "";
 }
 
+long ManagementNode::ControlRequests(const std::string& command, const std::string& result) const {
+  SmctlResult metrics = Smctl({"metrics"});
+  std::istringstream lines(metrics.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("smsupd_control_requests_total{", 0) == 0 &&
+        line.find("command=\"" + command + "\"") != std::string::npos &&
+        line.find("result=\"" + result + "\"") != std::string::npos)
+      return std::atol(line.substr(line.rfind(' ') + 1).c_str());
+  return 0;
+}
+
 SmctlResult ManagementNode::Smctl(const std::vector<std::string>& args, milliseconds deadline,
                                   const std::vector<std::string>& run_as) const {
   std::vector<std::string> argv = {"--socket", socket_path()};

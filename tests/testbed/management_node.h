@@ -86,6 +86,9 @@ class ManagementNode {
                     const std::vector<std::string>& run_as = {}) const;
   // `smctl --json status`, parsed.
   Result<nlohmann::json> StatusJson() const;
+  // smsupd_control_requests_total{command,result} from `smctl metrics`: the
+  // requests of that command answered with that result (0 when none).
+  long ControlRequests(const std::string& command, const std::string& result) const;
   // `smctl --json events`, one object per event.
   Result<std::vector<nlohmann::json>> Events() const;
   // `smctl --json status` once smsupd answers and `ready` holds.

@@ -206,17 +206,6 @@ Status CommandFault(SimulatedFabric& fabric, FailoverBed& bed, Clock::time_point
   return Status::Ok();
 }
 
-// Validations of `node`'s own config that smsupd answered (smctl metrics).
-long Validations(ManagementNode& node) {
-  SmctlResult metrics = node.Smctl({"metrics"});
-  std::istringstream lines(metrics.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("command=\"validate\"") != std::string::npos &&
-        line.find("result=\"success\"") != std::string::npos)
-      return std::atol(line.substr(line.rfind(' ') + 1).c_str());
-  return 0;
-}
-
 // TrialOptions::validate_flood on both nodes, running once both answer it.
 Result<std::vector<std::unique_ptr<ChildProcess>>> StartValidateFloods(
     SimulatedFabric& fabric, FailoverBed& bed, const std::string& program, gid_t group) {
@@ -236,7 +225,8 @@ Result<std::vector<std::unique_ptr<ChildProcess>>> StartValidateFloods(
     first_uid += 100;
   }
   Status flowing = WaitFor("both nodes to answer the validate flood", [&] {
-    return Validations(bed.master()) > 0 && Validations(bed.standby()) > 0;
+    return bed.master().ControlRequests("validate", "success") > 0 &&
+           bed.standby().ControlRequests("validate", "success") > 0;
   }, milliseconds(60000), milliseconds(200));
   if (!flowing) return Error{flowing.message()};
   return floods;

@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "common/atomic_file.h"
 #include "common/control_protocol.h"
@@ -321,17 +320,9 @@ TEST_F(FloodTest, AValidateFloodFromMembersLeavesTakeoversAlone) {
   auto flood_b = StartValidateFlood(bed_->standby(), kFirstFloodUid + 100);
   ASSERT_TRUE(flood_a && flood_b);
   // The flood is on once both daemons have validated for it.
-  auto validations = [](ManagementNode& node) {
-    SmctlResult metrics = node.Smctl({"metrics"});
-    std::istringstream lines(metrics.out);
-    for (std::string line; std::getline(lines, line);)
-      if (line.find("command=\"validate\"") != std::string::npos &&
-          line.find("result=\"success\"") != std::string::npos)
-        return std::atol(line.substr(line.rfind(' ') + 1).c_str());
-    return 0L;
-  };
   Status flowing = WaitFor("both floods to be validated for", [&] {
-    return validations(bed_->master()) > 0 && validations(bed_->standby()) > 0;
+    return bed_->master().ControlRequests("validate", "success") > 0 &&
+           bed_->standby().ControlRequests("validate", "success") > 0;
   }, milliseconds(30000));
   ASSERT_TRUE(flowing.ok()) << flowing.message();
   const std::vector<long> flooded = KillTakeovers(kTrials, master);
