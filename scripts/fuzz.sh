@@ -2,7 +2,10 @@
 # Builds the libFuzzer harnesses of tests/fuzz with clang-14 (build/fuzz) and
 # runs each for a while, several at a time (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build] [HARNESS...]
+#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build] [--also TARGET]... [HARNESS...]
+#
+# --also builds more targets in the same tree before the run (scripts/test.sh
+# builds its sanitizer test targets so: one clang build serves both).
 #
 # Defaults: 30 s per harness, `nproc` harnesses at once, every harness.
 # Inputs that find new coverage go to build/fuzz/found/<harness>/ (the
@@ -16,12 +19,15 @@ seconds=30
 jobs=$(nproc)
 build=1
 harnesses=()
+also=()
 while (($#)); do
   case $1 in
     --time) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --no-build) build=0; shift ;;
-    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build] [HARNESS...]" >&2; exit 2 ;;
+    --also) also+=("$2"); shift 2 ;;
+    --also=*) also+=("${1#--also=}"); shift ;;
+    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build] [--also TARGET]... [HARNESS...]" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
@@ -34,9 +40,11 @@ fi
 
 dir=build/fuzz
 if ((build)); then
+  # -O1 with line tables: asserts on, file:line in every report, and a
+  # quicker build than -O2 -g for the tests scripts/test.sh runs from here.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}"
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" >/dev/null
+  cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}" "${also[@]}"
 fi
 
 dictionary() {  # the harness's dictionary, if it has one

@@ -28,23 +28,18 @@ ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system
 # timing-sensitive tests above, not beside them.
 ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
-# The fuzz harnesses (docs/fuzzing.md), built with clang-14 and libFuzzer
-# in build/fuzz, each run for 30 s from its committed corpus, `nproc` at a time;
-# a crash, a broken property or a hang fails the run. Longer runs:
-#   scripts/fuzz.sh --time 600
-scripts/fuzz.sh --time 30
-
-# ASan+UBSan: every unit test (the target unit_tests, which drive the
-# daemon's code in-process through fakes) and the real smsupd on the
-# simulated fabric. The other integration tests and the benchmarks run only
-# in the build above: the sanitizer build of every target took as long as
-# the first phase.
+# One clang-14 build with ASan+UBSan (and libFuzzer's coverage) in build/fuzz
+# serves two purposes: the fuzz harnesses (docs/fuzzing.md), each run for
+# 30 s from its committed corpus, `nproc` at a time (a crash, a broken
+# property or a hang fails the run; longer runs: scripts/fuzz.sh --time 600),
+# and the sanitizer run of every unit test (the target unit_tests, which
+# drive the daemon's code in-process through fakes) and of the real smsupd on
+# the simulated fabric. The other integration tests and the benchmarks run
+# only in the build above.
 asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integration_test)
-cmake -S . -B build/asan -G Ninja -DSMSUPD_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-  -DSMSUPD_SANITIZE=ON >/dev/null
-cmake --build build/asan -j"$jobs" --target "${asan_targets[@]}"
+scripts/fuzz.sh --time 30 "${asan_targets[@]/#/--also=}"
 # umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir build/asan -j"$jobs" --output-on-failure --timeout 600 -L unit
-ctest --test-dir build/asan -j"$jobs" --output-on-failure --timeout 600 -R '^SmsupdIntegrationTest\.'
+ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -L unit
+ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -R '^SmsupdIntegrationTest\.'
