@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <prometheus/counter.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "daemon/metrics/metrics_listener.h"
+#include "daemon/metrics/metrics_service.h"
 #include "tests/daemon/metrics/http_get.h"
 #include "tests/daemon/metrics/slow_client.h"
 
@@ -74,6 +78,34 @@ TEST_F(MetricsListenerTest, TheConnectionIsClosedAfterTheAnswer) {
   ASSERT_TRUE(idle.connected());
   ASSERT_TRUE(idle.Send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"));
   EXPECT_TRUE(idle.WaitClosedByServer(kCutOffDeadline)) << "the connection stayed open after the answer";
+}
+
+// The packaged units drop IP traffic but to and from localhost: the daemon
+// says so, naming the drop-in, whenever it starts a listener elsewhere.
+TEST(MetricsServiceListener, ANonLoopbackListenerIsWarnedAboutNamingTheDropIn) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  SteadyClock clock;
+  MetricsService service("test", clock);
+  config::MetricsSettings settings;
+  // A documentation address (RFC 5737), never one of this host's: the bind
+  // fails, and nothing listens beyond loopback.
+  settings.listen = "192.0.2.1:9662";
+  settings.allow_remote = true;
+  EXPECT_FALSE(service.StartListener(settings).ok());
+  settings.listen = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  EXPECT_TRUE(service.StartListener(settings).ok());
+  spdlog::set_default_logger(previous);
+
+  const std::string text = log.str();
+  const size_t warning = text.find("METRICS_LISTEN_REMOTE 192.0.2.1:9662");
+  ASSERT_NE(warning, std::string::npos) << text;
+  EXPECT_EQ(text.find("METRICS_LISTEN_REMOTE", warning + 1), std::string::npos) << "loopback is no remote:\n" << text;
+  EXPECT_NE(text.find("/etc/systemd/system/smsupd.service.d/metrics-listen.conf", warning), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("METRICS_LISTENING"), std::string::npos) << text;
 }
 
 }  // namespace
