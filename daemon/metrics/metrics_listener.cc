@@ -21,11 +21,13 @@ namespace {
 // waits for a client.
 std::vector<std::string> CivetwebOptions(const std::string& address) {
   const std::string timeout = std::to_string(kMetricsRequestTimeoutMs);
-  return {"listening_ports",   address,
-          "num_threads",       std::to_string(kMetricsListenerThreads),
-          "request_timeout_ms", timeout,
-          "enable_keep_alive", "no",
-          "keep_alive_timeout_ms", timeout};
+  return {
+      "listening_ports",       address,  //
+      "num_threads",           std::to_string(kMetricsListenerThreads),
+      "request_timeout_ms",    timeout,  //
+      "enable_keep_alive",     "no",     //
+      "keep_alive_timeout_ms", timeout,
+  };
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // a connection without finishing a request (a local user needs no privilege
 // for that) neither stop a scrape nor keep their connection past the request
 // timeout.
-#include <gtest/gtest.h>
+#include "daemon/metrics/metrics_listener.h"
 
+#include <gtest/gtest.h>
 #include <prometheus/counter.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -12,7 +13,6 @@
 #include <sstream>
 #include <vector>
 
-#include "daemon/metrics/metrics_listener.h"
 #include "daemon/metrics/metrics_service.h"
 #include "tests/daemon/metrics/http_get.h"
 #include "tests/daemon/metrics/slow_client.h"
@@ -30,7 +30,11 @@ class MetricsListenerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     registry_ = std::make_shared<prometheus::Registry>();
-    prometheus::BuildCounter().Name("test_scrapes_total").Help("a family to find").Register(*registry_).Add({});
+    prometheus::BuildCounter()
+        .Name("test_scrapes_total")
+        .Help("a family to find")
+        .Register(*registry_)
+        .Add({});
     ASSERT_TRUE(listener_.Start("127.0.0.1:0", registry_).ok());
     ASSERT_GT(listener_.port(), 0);
   }
@@ -55,7 +59,8 @@ TEST_F(MetricsListenerTest, AScrapeIsAnsweredWhileSlowClientsHoldAllButOneWorker
   Result<std::string> text = HttpGet(listener_.port(), "/metrics", kRequestTimeout);
   ASSERT_TRUE(text) << text.error().message;
   EXPECT_NE(text->find("test_scrapes_total"), std::string::npos) << *text;
-  for (const auto& client : slow) EXPECT_TRUE(client->StillOpen()) << "the scrape waited for a slow client";
+  for (const auto& client : slow)
+    EXPECT_TRUE(client->StillOpen()) << "the scrape waited for a slow client";
 
   for (const auto& client : slow)
     EXPECT_TRUE(client->WaitClosedByServer(kCutOffDeadline)) << "a slow client kept its connection";
@@ -76,8 +81,10 @@ TEST_F(MetricsListenerTest, SlowClientsOnEveryWorkerDelayAScrapeOnlyUntilTheyAre
 TEST_F(MetricsListenerTest, TheConnectionIsClosedAfterTheAnswer) {
   SlowClient idle(listener_.port(), SlowClient::Mode::kSilent);
   ASSERT_TRUE(idle.connected());
-  ASSERT_TRUE(idle.Send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"));
-  EXPECT_TRUE(idle.WaitClosedByServer(kCutOffDeadline)) << "the connection stayed open after the answer";
+  ASSERT_TRUE(
+      idle.Send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"));
+  EXPECT_TRUE(idle.WaitClosedByServer(kCutOffDeadline))
+      << "the connection stayed open after the answer";
 }
 
 // The packaged units drop IP traffic but to and from localhost: the daemon
@@ -85,8 +92,8 @@ TEST_F(MetricsListenerTest, TheConnectionIsClosedAfterTheAnswer) {
 TEST(MetricsServiceListener, ANonLoopbackListenerIsWarnedAboutNamingTheDropIn) {
   std::ostringstream log;
   auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(
-      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
   SteadyClock clock;
   MetricsService service("test", clock);
   config::MetricsSettings settings;
@@ -102,8 +109,11 @@ TEST(MetricsServiceListener, ANonLoopbackListenerIsWarnedAboutNamingTheDropIn) {
   const std::string text = log.str();
   const size_t warning = text.find("METRICS_LISTEN_REMOTE 192.0.2.1:9662");
   ASSERT_NE(warning, std::string::npos) << text;
-  EXPECT_EQ(text.find("METRICS_LISTEN_REMOTE", warning + 1), std::string::npos) << "loopback is no remote:\n" << text;
-  EXPECT_NE(text.find("/etc/systemd/system/smsupd.service.d/metrics-listen.conf", warning), std::string::npos)
+  EXPECT_EQ(text.find("METRICS_LISTEN_REMOTE", warning + 1), std::string::npos)
+      << "loopback is no remote:\n"
+      << text;
+  EXPECT_NE(text.find("/etc/systemd/system/smsupd.service.d/metrics-listen.conf", warning),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("METRICS_LISTENING"), std::string::npos) << text;
 }

@@ -65,7 +65,8 @@ void SlowClient::Trickle() {
 }
 
 bool SlowClient::Send(std::string_view text) const {
-  return fd_ >= 0 && ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+  return fd_ >= 0 &&
+         ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
 }
 
 bool SlowClient::StillOpen() const {
