@@ -21,6 +21,12 @@ struct ListenAddress {
   std::string BindText() const;
 };
 
+// The packaged units allow IP only to and from localhost (IPAddressDeny=any,
+// IPAddressAllow=localhost): a listener on another address needs this
+// drop-in (smsupd@NAME.service.d/ for an instance), docs/systemd.md
+// "A remote metrics listener".
+inline constexpr const char* kMetricsDropInPath = "/etc/systemd/system/smsupd.service.d/metrics-listen.conf";
+
 // nullopt when `text` is not HOST:PORT as above (port 1..65535).
 std::optional<ListenAddress> ParseListenAddress(std::string_view text);
 

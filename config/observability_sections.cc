@@ -29,6 +29,14 @@ void ReadMetricsSection(const YAML::Node& node, ValidationState& state) {
                      "127.0.0.1:PORT or [::1]:PORT, or set metrics.allow_remote: true");
     return;
   }
+  if (!address->loopback) {
+    state.sink.Warning(*listen, "metrics.listen",
+                       "'" + *text + "' is not a loopback address: smsupd's systemd units allow IP only "
+                       "to and from localhost (IPAddressDeny=any), so scrapes from other hosts get no answer",
+                       std::string("allow the scrapers' addresses in the drop-in ") + kMetricsDropInPath +
+                           " ([Service] IPAddressAllow=ADDRESS..., then systemctl daemon-reload and restart; "
+                           "docs/systemd.md)");
+  }
   metrics.listen = address->BindText();
 }
 

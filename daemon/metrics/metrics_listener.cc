@@ -3,8 +3,34 @@
 #include <prometheus/exposer.h>
 
 #include <exception>
+#include <string>
+#include <vector>
 
 namespace smsupd {
+
+namespace {
+
+// civetweb's options (prometheus-cpp passes them through). A worker serves
+// one connection at a time, so any local user could stop every scrape by
+// holding connections that never finish a request: enough workers that a
+// few such clients leave one free, and a short request timeout that cuts
+// each of them off (counted from the connection's first read, however
+// slowly the bytes come). Keep-alive is off, so a scraper that keeps its
+// connection holds no worker; keep_alive_timeout_ms is set too should that
+// default ever change. No SO_LINGER (civetweb's default): closing never
+// waits for a client.
+std::vector<std::string> CivetwebOptions(const std::string& address) {
+  const std::string timeout = std::to_string(kMetricsRequestTimeoutMs);
+  return {
+      "listening_ports",       address,  //
+      "num_threads",           std::to_string(kMetricsListenerThreads),
+      "request_timeout_ms",    timeout,  //
+      "enable_keep_alive",     "no",     //
+      "keep_alive_timeout_ms", timeout,
+  };
+}
+
+}  // namespace
 
 MetricsListener::MetricsListener() = default;
 MetricsListener::~MetricsListener() = default;
@@ -12,9 +38,7 @@ MetricsListener::~MetricsListener() = default;
 Status MetricsListener::Start(const std::string& address,
                               std::shared_ptr<prometheus::Registry> registry) {
   try {
-    // One serving thread: a scrape every few seconds, from one Prometheus
-    // or two, needs no more.
-    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+    exposer_ = std::make_unique<prometheus::Exposer>(CivetwebOptions(address));
   } catch (const std::exception& error) {
     return Error{"cannot listen on " + address + " for /metrics: " + error.what()};
   }

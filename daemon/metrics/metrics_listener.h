@@ -17,6 +17,17 @@ class Exposer;
 
 namespace smsupd {
 
+// Serving threads of the listener (civetweb's workers; one more thread
+// accepts connections). A scrape every few seconds from one Prometheus or
+// two needs one; the others are there for clients that hold a connection.
+inline constexpr int kMetricsListenerThreads = 4;
+// How long a client has to send its whole request, and to take each part
+// of the answer: a scraper sends its request in one segment, and 3 s leaves
+// room for two TCP retransmissions (1 s + 2 s). Below Prometheus' default
+// scrape_timeout (10 s), so a scrape that waits for a worker behind slow
+// clients still succeeds.
+inline constexpr int kMetricsRequestTimeoutMs = 3000;
+
 class MetricsListener {
  public:
   MetricsListener();

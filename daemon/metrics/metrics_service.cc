@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/problems.h"
+#include "config/listen_address.h"
 #include "daemon/fabric/mad_counters.h"
 
 namespace smsupd {
@@ -32,6 +33,12 @@ void MetricsService::RegisterCommands(control::CommandRouter& router) {
 
 Status MetricsService::StartListener(const config::MetricsSettings& settings) {
   if (settings.listen.empty()) return Status::Ok();
+  // Said before the bind: the address is allowed (metrics.allow_remote),
+  // but the packaged units drop its traffic unless a drop-in allows it.
+  if (auto address = config::ParseListenAddress(settings.listen); address && !address->loopback)
+    spdlog::warn("METRICS_LISTEN_REMOTE {} is not a loopback address: the systemd unit answers other hosts "
+                 "only with IPAddressAllow= in {} (or smsupd@NAME.service.d/ for an instance)",
+                 settings.listen, config::kMetricsDropInPath);
   if (Status started = listener_.Start(settings.listen, metrics_.registry()); !started) return started;
   spdlog::info("METRICS_LISTENING Prometheus metrics at http://{}/metrics", settings.listen);
   return Status::Ok();

@@ -33,7 +33,25 @@ TEST(ValidatorObservability, LoopbackAddressesAreAccepted) {
     ValidationOutcome outcome = Validate(WithTopLevel(std::string("metrics:\n  listen: \"") + listen + "\"\n"));
     ASSERT_TRUE(outcome.ok()) << listen << ": " << AllDiagnostics(outcome);
     EXPECT_EQ(outcome.config->metrics.listen, listen);
+    EXPECT_EQ(FindDiagnostic(outcome, "metrics.listen"), nullptr) << AllDiagnostics(outcome);
   }
+}
+
+// The packaged units allow IP only to and from localhost: a remote listener
+// needs a drop-in, and --check (and every reload) says which.
+TEST(ValidatorObservability, ARemoteListenerIsWarnedAboutNamingTheUnitsDropIn) {
+  ValidationOutcome outcome =
+      Validate(WithTopLevel("metrics:\n  listen: \"[2001:db8::5]:9662\"\n  allow_remote: true\n"));
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  EXPECT_EQ(outcome.config->metrics.listen, "[2001:db8::5]:9662");
+  const Diagnostic* warning = FindDiagnostic(outcome, "metrics.listen");
+  ASSERT_NE(warning, nullptr) << "no warning for a listener the units' IPAddressDeny=any cuts off";
+  EXPECT_EQ(warning->severity, Severity::kWarning);
+  EXPECT_GT(warning->line, 0);
+  EXPECT_NE(warning->what.find("IPAddressDeny=any"), std::string::npos) << warning->Format();
+  EXPECT_NE(warning->valid.find("/etc/systemd/system/smsupd.service.d/metrics-listen.conf"), std::string::npos)
+      << warning->Format();
+  EXPECT_NE(warning->valid.find("IPAddressAllow="), std::string::npos) << warning->Format();
 }
 
 TEST(ValidatorObservability, ANonLoopbackAddressNeedsAllowRemote) {

@@ -16,7 +16,9 @@
 # dpkg -i over the running package restarts nothing; `systemctl restart` of
 # the master replaces smsupd only (OpenSM kept and adopted); `systemctl stop`
 # of the master hands over to the standby and leaves no OpenSM; the watchdog
-# pings.
+# pings. The unit's containment: the umad and issm devices pass its device
+# list and another device does not; its metrics listener answers on loopback,
+# one on another address only with the documented drop-in.
 #   systemd_boot_test.sh DEB_DIR TREE TOPOGEN MAD_TIMEOUT_SHIM  (DEB_DIR holds the one smsupd_*.deb)
 set -euo pipefail
 deb=$(echo "$1"/smsupd_*.deb)
@@ -91,6 +93,13 @@ config() {  # config NODE ROLE [INSTANCE]
   echo "    log_file: /var/log/smsupd${instance:+-$instance}/opensm.log"
   echo "    options:"
   echo "      dump_files_dir: /var/log/smsupd${instance:+-$instance}/"
+  echo "metrics:"
+  if [ -n "$instance" ]; then
+    echo "  listen: $remote_listen"
+    echo "  allow_remote: true"
+  else
+    echo "  listen: 127.0.0.1:9662"
+  fi
   if [ -n "$instance" ]; then
     echo "state_dir: /var/lib/smsupd-$instance"
     echo "control:"
@@ -118,11 +127,22 @@ ConditionPathExists=
 ExecStart=
 ExecStart=/bin/sleep infinity
 UNIT
+# The standby's listener is on an address of the container's loopback
+# interface that is not localhost (a documentation address, RFC 5737).
+remote_ip=192.0.2.1
+remote_listen=$remote_ip:9662
 config H1_1 master >"$root/etc/smsupd/smsupd.yaml"
 config H1_2 standby b >"$root/etc/smsupd/b.yaml"
 
 step "boot the tree with systemd-nspawn"
-systemd-nspawn --quiet --register=no --keep-unit --boot --private-network --directory="$root" \
+# The units' device list and IP allow-list are BPF programs that systemd
+# attaches to the unit's cgroup: the container gets a cgroup2 hierarchy of
+# its own (where the host's controllers are on cgroup v1, systemd would use
+# the v1 devices controller, read-only in a container) and may load them
+# (CAP_BPF, CAP_NET_ADMIN, bpf()). No memory or pids controller reaches it:
+# MemoryMax= and TasksMax= are only read back here.
+SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit --boot --private-network \
+  --capability=CAP_BPF,CAP_NET_ADMIN --system-call-filter=bpf --directory="$root" \
   --machine="$(tree_machine "$dir")" >"$dir/boot.log" 2>&1 </dev/null &
 nspawn=$!
 find_leader() {  # the container's PID 1, a descendant of systemd-nspawn named systemd
@@ -148,9 +168,69 @@ done
 step "booted: $state"
 [ "$state" = running ] || in_machine systemctl --failed --no-pager
 
+# The umad device as ib_umad would make it: no InfiniBand driver on this
+# machine, so /proc/devices (bound over with a copy) gets the line the driver
+# adds and /dev/infiniband the nodes. An open() the unit's device list lets
+# through ends at the missing driver (ENXIO); one it refuses, with EPERM.
+# smsupd@probe is the packaged template unit with only its commands
+# replaced: the same sandbox, cgroup and device list.
+step "devices: umad0 and issm0 pass the unit's device list, another device does not"
+in_machine sh -c 'mkdir -p /dev/infiniband && mknod /dev/infiniband/umad0 c 231 0 &&
+  mknod /dev/infiniband/issm0 c 231 64 && mknod /dev/probe-loop b 7 0 &&
+  { sed "/^Character devices:/q" /proc/devices; echo "231 infiniband_mad";
+    sed "1,/^Character devices:/d" /proc/devices; } >/run/devices-with-umad &&
+  mount --bind /run/devices-with-umad /proc/devices' || fail "cannot make the umad device nodes"
+cat >"$root/usr/local/bin/open-devices" <<'SCRIPT'
+#!/bin/sh
+# One line per device: "probe RUN DEVICE: opened" or "probe RUN DEVICE: <strerror>".
+for dev in /dev/infiniband/umad0 /dev/infiniband/issm0 /dev/probe-loop; do
+  if error=$( (: <>"$dev") 2>&1); then echo "probe $1 $dev: opened"; else echo "probe $1 $dev: ${error##*: }"; fi
+done
+SCRIPT
+chmod 755 "$root/usr/local/bin/open-devices"
+mkdir -p "$root/etc/systemd/system/smsupd@probe.service.d"
+cat >"$root/etc/systemd/system/smsupd@probe.service.d/probe.conf" <<'UNIT'
+[Service]
+Type=oneshot
+ExecStartPre=
+ExecStart=
+ExecStart=/usr/local/bin/open-devices ${PROBE_RUN}
+EnvironmentFile=/etc/smsupd-test/probe-run
+ExecReload=
+WatchdogSec=0
+UNIT
+probe() {  # probe RUN: the open() results of one run of smsupd@probe, one line per device
+  echo "PROBE_RUN=$1" >"$root/etc/smsupd-test/probe-run"
+  in_machine systemctl daemon-reload
+  in_machine systemctl start smsupd@probe.service || { fail "smsupd@probe did not run"; return; }
+  local lines=""
+  for _ in $(seq 50); do  # the journal takes the unit's output in its own time
+    lines=$(in_machine journalctl --no-pager -o cat -u smsupd@probe.service | grep "^probe $1 " || true)
+    [ "$(grep -c . <<<"$lines")" = 3 ] && break
+    sleep 0.1
+  done
+  sed "s/^probe $1 /probe /" <<<"$lines"
+}
+prop() { in_machine systemctl show --value -p "$2" "$1"; }
+result=$(probe with-device-allow)
+echo "$result" | sed 's/^/     /'
+grep -q '^probe /dev/infiniband/umad0: No such device or address' <<<"$result" &&
+  ok "umad0 passes the device list (ENXIO: no driver behind it)" || fail "umad0: $result"
+grep -q '^probe /dev/infiniband/issm0: No such device or address' <<<"$result" &&
+  ok "issm0 passes the device list (ENXIO: no driver behind it)" || fail "issm0: $result"
+grep -q '^probe /dev/probe-loop: Operation not permitted' <<<"$result" &&
+  ok "a block device outside the list: EPERM" || fail "loop0: $result"
+# The same unit without DeviceAllow=: the umad device is refused too.
+printf '[Service]\nDeviceAllow=\n' >"$root/etc/systemd/system/smsupd@probe.service.d/no-device-allow.conf"
+result=$(probe without-device-allow)
+grep -q '^probe /dev/infiniband/umad0: Operation not permitted' <<<"$result" &&
+  ok "without DeviceAllow=: umad0 EPERM" || fail "without DeviceAllow=: $result"
+rm -rf "$root/etc/systemd/system/smsupd@probe.service.d"
+in_machine sh -c 'rm -f /dev/infiniband/umad0 /dev/infiniband/issm0 /dev/probe-loop'
+in_machine systemctl daemon-reload
+
 smctl_json() { in_machine smctl "$@" --json status 2>/dev/null; }
 sm_state() { smctl_json "$@" | jq -r .local_sm.state 2>/dev/null; }
-prop() { in_machine systemctl show --value -p "$2" "$1"; }
 wait_until() {  # wait_until SECONDS DESCRIPTION CMD...
   local seconds=$1 what=$2 end=$((SECONDS + $1))
   shift 2
@@ -195,11 +275,39 @@ idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; 
 [ "$idle" = 1 ] && ok "one smsupd thread is SCHED_IDLE (members' jobs)" || fail "$idle SCHED_IDLE threads"
 journal smsupd.service | grep -q JOB_PRIORITY_NOT_SET && fail "journal: JOB_PRIORITY_NOT_SET" || true
 
+scrape() {  # scrape ADDRESS: /metrics over HTTP from the container, outside the units (5 s)
+  in_machine timeout 5 bash -c "exec 3<>/dev/tcp/$1/9662 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" |
+    grep -q '^smsupd_local_sm_state'
+}
+scrape 127.0.0.1 && ok "the listener answers on loopback (IPAddressAllow=localhost)" ||
+  fail "no /metrics at 127.0.0.1:9662"
+bounds="$(prop smsupd.service MemoryMax) $(prop smsupd.service TasksMax) $(prop smsupd.service OOMPolicy)"
+[ "$bounds" = "4294967296 1024 continue" ] && ok "MemoryMax=4G TasksMax=1024 OOMPolicy=continue" ||
+  fail "MemoryMax TasksMax OOMPolicy: $bounds"
+
 step "systemctl start smsupd@b: the standby, found with smctl -i b"
+# The standby's listener address, on the container's loopback interface.
+nsenter --target "$leader" --net ip addr add "$remote_ip/32" dev lo
 in_machine systemctl start smsupd@b.service || { fail "systemctl start smsupd@b"; dump; exit 1; }
 watchdog_b=$(prop smsupd@b.service WatchdogTimestampMonotonic)
 wait_until 60 "smsupd@b reports STANDBY (smctl -i b)" is_state STANDBY -i b || true
 in_machine test -S /run/smsupd-b/smsupd.sock && ok "instance socket /run/smsupd-b/smsupd.sock" || fail "no instance socket"
+
+step "a listener off loopback: dropped by IPAddressDeny=any until the drop-in allows it"
+in_journal() { journal "$1" | grep -q "$2"; }
+wait_until 10 "journal: METRICS_LISTEN_REMOTE" in_journal smsupd@b.service "METRICS_LISTEN_REMOTE $remote_listen" || true
+wait_until 10 "the listener is bound at $remote_listen (METRICS_LISTENING)" in_journal smsupd@b.service METRICS_LISTENING ||
+  true
+scrape "$remote_ip" && fail "$remote_listen answered without the drop-in" ||
+  ok "$remote_listen gets no answer (IPAddressDeny=any)"
+mkdir -p "$root/etc/systemd/system/smsupd@b.service.d"
+printf '[Service]\nIPAddressAllow=%s\n' "$remote_ip" >"$root/etc/systemd/system/smsupd@b.service.d/metrics-listen.conf"
+in_machine systemctl daemon-reload
+in_machine systemctl restart smsupd@b.service || fail "systemctl restart smsupd@b"
+watchdog_b=$(prop smsupd@b.service WatchdogTimestampMonotonic)
+wait_until 60 "smsupd@b restarted with the drop-in reports STANDBY" is_state STANDBY -i b || true
+scrape "$remote_ip" && ok "$remote_listen answers with the drop-in (IPAddressAllow=$remote_ip)" ||
+  fail "$remote_listen still gets no answer with the drop-in"
 
 step "a member of the group smsupd reads; an outsider and a change are refused"
 for args in "status" "-i b status"; do

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/listen_address.h"
 #include "daemon/opensm/opensm_supervisor.h"
 
 namespace smsupd {
@@ -139,6 +140,63 @@ TEST(UnitFiles, EveryCapabilityKeptIsExplained) {
         << capability << " is kept but docs/systemd.md has no row saying why";
   }
   EXPECT_GT(kept, 0) << "an empty CapabilityBoundingSet= would mean every capability";
+}
+
+// Devices: none but those the kernel's umad driver registers as
+// "infiniband_mad" (umadN and issmN, the fixed major 231 and the one it
+// allocates past the first ports); DevicePolicy=closed keeps /dev/null,
+// /dev/urandom and the like.
+TEST(UnitFiles, OnlyTheUmadAndIssmDevicesAreOpen) {
+  for (const char* file : {"systemd/smsupd.service", "systemd/smsupd@.service"}) {
+    UnitFile unit = ParseUnit(file);
+    EXPECT_EQ(One(unit, "Service.DevicePolicy"), "closed") << file;
+    EXPECT_EQ(One(unit, "Service.DeviceAllow"), "char-infiniband_mad rw") << file;
+  }
+}
+
+// IP to and from localhost only; a remote metrics listener needs the
+// drop-in that the validator's warning and docs/systemd.md name.
+TEST(UnitFiles, IpIsForLocalhostOnlyAndTheDropInIsDocumented) {
+  for (const char* file : {"systemd/smsupd.service", "systemd/smsupd@.service"}) {
+    UnitFile unit = ParseUnit(file);
+    EXPECT_EQ(One(unit, "Service.IPAddressDeny"), "any") << file;
+    EXPECT_EQ(One(unit, "Service.IPAddressAllow"), "localhost") << file;
+  }
+  const std::string doc = ReadSource("docs/systemd.md");
+  EXPECT_NE(doc.find(config::kMetricsDropInPath), std::string::npos)
+      << "docs/systemd.md must show the drop-in " << config::kMetricsDropInPath;
+  EXPECT_NE(doc.find("IPAddressAllow="), std::string::npos);
+}
+
+// systemd sizes: "4G", "512M", "1024" (bytes).
+std::uint64_t Bytes(const std::string& size) {
+  std::size_t end = 0;
+  const std::uint64_t value = std::stoull(size, &end);
+  const std::string unit = size.substr(end);
+  if (unit == "G") return value << 30;
+  if (unit == "M") return value << 20;
+  EXPECT_EQ(unit, "") << "cannot read the size '" << size << "'";
+  return value;
+}
+
+// The bounds of docs/systemd.md "Memory and tasks": what smsupd and OpenSM
+// need at the limits of smsupd's own bounds, with the margin stated there.
+// OOMPolicy=continue: an OOM kill ends one process, never the whole unit
+// (a stop would hand mastership over).
+TEST(UnitFiles, MemoryAndTasksAreBoundedAboveWhatTheNodeNeeds) {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  // smsupd at rest (60 MB), two member/root jobs and a reload at the config
+  // bounds (400 MB each), OpenSM on a 10,000-HCA fabric (estimated 400 MB).
+  constexpr std::uint64_t kNeededBytes = (60 + 3 * 400 + 400) * kMiB;
+  // smsupd's 12 threads, OpenSM's 9 and one per CPU for 512 CPUs, a hook
+  // and what it runs, systemctl/kill of ExecStartPre=/ExecReload=.
+  constexpr std::uint64_t kNeededTasks = 12 + 9 + 512 + 64 + 2;
+  for (const char* file : {"systemd/smsupd.service", "systemd/smsupd@.service"}) {
+    UnitFile unit = ParseUnit(file);
+    EXPECT_GE(Bytes(One(unit, "Service.MemoryMax")), 2 * kNeededBytes) << file << ": a margin of 2x";
+    EXPECT_GE(std::stoull(One(unit, "Service.TasksMax")), kNeededTasks + kNeededTasks / 2) << file;
+    EXPECT_EQ(One(unit, "Service.OOMPolicy"), "continue") << file;
+  }
 }
 
 }  // namespace

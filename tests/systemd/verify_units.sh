@@ -47,6 +47,6 @@ check "systemd-tmpfiles --create smsupd.conf" systemd-tmpfiles --root="$root" --
 exposure=$(systemd-analyze security --offline=true --root="$root" smsupd.service 2>&1 |
   sed -n 's/.*Overall exposure level for smsupd.service: \([0-9.]*\).*/\1/p')
 echo "systemd-analyze security: exposure $exposure (docs/systemd.md)"
-awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 3.0) }' ||
-  { echo "FAIL exposure '$exposure' above 3.0"; failed=1; }
+awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 2.2) }' ||
+  { echo "FAIL exposure '$exposure' above 2.2"; failed=1; }
 exit $failed
