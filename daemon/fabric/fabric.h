@@ -85,7 +85,7 @@ struct DiscoveredPort {
   NodeType node_type = NodeType::kUnknown;
   int port_num = 0;  // 0 for a switch
   uint16_t lid = 0;  // PortInfo.LID (base LID); 0 before the SM assigned one
-  std::string node_description;  // NodeDescription, trailing NULs removed
+  std::string node_description;  // NodeDescription as printable text (common/printable_text.h)
   bool is_sm = false;            // PortInfo.CapabilityMask.IsSM
   int hops = 0;                  // length of the directed route the walk reached it by
 };

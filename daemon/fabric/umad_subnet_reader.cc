@@ -1,5 +1,7 @@
 #include "daemon/fabric/umad_subnet_reader.h"
 
+#include "common/printable_text.h"
+
 #include <infiniband/mad.h>
 
 #include "daemon/fabric/mad_codec.h"
@@ -43,11 +45,11 @@ std::vector<Result<T>> DecodeAll(std::vector<Result<std::vector<uint8_t>>> data,
   return out;
 }
 
+// The fabric's own words, made printable here, once: every reader of a
+// port's description (events, meta.json, hooks, the journal) trusts it.
 std::string DecodeNodeDescription(const uint8_t* data) {
-  const char* text = reinterpret_cast<const char*>(data);
-  size_t length = 0;
-  while (length < kSmpDataSize && text[length] != '\0') ++length;
-  return std::string(text, length);
+  const std::size_t size = std::min<std::size_t>(kSmpDataSize, kNodeDescriptionBytes);
+  return PrintableNodeDescription(std::string_view(reinterpret_cast<const char*>(data), size));
 }
 
 }  // namespace

@@ -11,12 +11,18 @@
 //   (IBA 14.2.5.3 NodeInfo, 14.2.5.6 PortInfo, 14.2.5.7 P_KeyTable,
 //   14.2.5.13 SMInfo, 15.2.5.13 SMInfoRecord), big-endian;
 // - SMInfo encodes back to the bytes it was decoded from (the fields
-//   smsupd knows: GUID, SM_Key, ActCount, priority, state).
+//   smsupd knows: GUID, SM_Key, ActCount, priority, state);
+// - the same 64 bytes read as a NodeDescription (any switch or HCA may
+//   answer anything) come out as printable UTF-8: no byte below 0x20, no
+//   sequence a strict JSON writer refuses, at most kMaxNodeDescriptionText.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "common/printable_text.h"
 #include "daemon/fabric/mad_codec.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -97,6 +103,22 @@ void RecordsCase(const std::uint8_t* records, std::size_t length, unsigned attr_
 }  // namespace
 }  // namespace smsupd
 
+namespace smsupd {
+namespace {
+
+void NodeDescriptionCase(const std::uint8_t* data) {
+  const std::string text =
+      PrintableNodeDescription(std::string_view(reinterpret_cast<const char*>(data), kSmpDataSize));
+  FUZZ_CHECK(text.size() <= kMaxNodeDescriptionText, text);
+  for (unsigned char c : text) FUZZ_CHECK(c >= 0x20 && c != 0x7f, text);
+  FUZZ_CHECK(nlohmann::json::accept(nlohmann::json(text).dump(-1, ' ', false,
+                                                               nlohmann::json::error_handler_t::strict)),
+             text);
+}
+
+}  // namespace
+}  // namespace smsupd
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace smsupd;
   static fuzz::GuardedBytes buffer;
@@ -118,5 +140,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2: NodeInfoCase(placed); break;
     case 3: PKeyBlockCase(placed); break;
   }
+  NodeDescriptionCase(placed);
   return 0;
 }
