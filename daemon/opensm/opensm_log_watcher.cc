@@ -1,5 +1,7 @@
 #include "daemon/opensm/opensm_log_watcher.h"
 
+#include "common/printable_text.h"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -208,7 +210,10 @@ void OpenSmLogWatcher::Deliver(std::string_view line) {
   std::optional<Kind> kind = ClassifyOpenSmLogLine(line);
   if (!kind) return;
   if (*kind == Kind::kSubnetUp) ++subnet_up_count_;
-  if (on_event_) on_event_(OpenSmLogEvent{*kind, std::string(line), std::chrono::steady_clock::now()});
+  // OpenSM quotes what the fabric says (NodeDescriptions) in its log: the
+  // line goes on as printable text, the way every fabric string does.
+  if (on_event_)
+    on_event_(OpenSmLogEvent{*kind, PrintableText(line, kMaxLineBytes), std::chrono::steady_clock::now()});
 }
 
 }  // namespace smsupd

@@ -66,7 +66,7 @@ struct OpenSmLogEvent {
     kHeavySweepRequested,
     kError,  // any other ERROR-level (0x01) line
   } kind;
-  std::string line;
+  std::string line;  // printable (common/printable_text.h), at most kMaxLineBytes
   std::chrono::steady_clock::time_point seen_at;
 };
 

@@ -9,7 +9,8 @@
 //   spaces as it promises;
 // - the watcher delivers exactly the classified lines that ended with '\n'
 //   in the same file (a partial line cut off by a rotation or a truncation
-//   is lost, a line over kMaxLineBytes dropped), each with its text, in
+//   is lost, a line over kMaxLineBytes dropped), each with its text made
+//   printable (PrintableText), in
 //   order, and counts every SUBNET UP.
 #include <fcntl.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "common/printable_text.h"
 #include "daemon/opensm/opensm_log_watcher.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -77,7 +79,8 @@ std::vector<Delivered> Predict(const std::vector<std::string>& segments) {
       std::string line = segment.substr(start, newline - start);
       CheckClassifier(line);
       if (line.size() > OpenSmLogWatcher::kMaxLineBytes) continue;
-      if (std::optional<Kind> kind = ClassifyOpenSmLogLine(line)) out.push_back({*kind, line});
+      if (std::optional<Kind> kind = ClassifyOpenSmLogLine(line))
+        out.push_back({*kind, PrintableText(line, OpenSmLogWatcher::kMaxLineBytes)});
     }
   }
   return out;
