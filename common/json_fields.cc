@@ -3,7 +3,7 @@
 namespace smsupd::control {
 
 std::string Describe(const nlohmann::json& value) {
-  std::string text = value.dump();
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() <= 40) return text;
   // Cut on a character boundary: half a UTF-8 sequence would turn into
   // U+FFFD in the JSON reply that carries the message.

@@ -22,7 +22,7 @@ void PrintJson(const ValidationOutcome& outcome, std::ostream& out) {
   for (const Diagnostic& diagnostic : outcome.diagnostics)
     (diagnostic.severity == Severity::kError ? errors : warnings).push_back(DiagnosticJson(diagnostic));
   nlohmann::json document = {{"valid", outcome.ok()}, {"errors", errors}, {"warnings", warnings}};
-  out << document.dump() << "\n";
+  out << document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 std::string Plural(int count, const char* word) {

@@ -56,6 +56,12 @@ Status MakeDirectory(const std::string& path) {
   return Status::Ok();
 }
 
+// meta.json never fails to be written for a byte the fabric sent: the text
+// in it is printable already, and a stray invalid byte becomes U+FFFD.
+std::string MetaText(const GenerationMeta& meta) {
+  return meta.ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 Status WriteGenerationDir(const std::string& dir, const GenerationMeta& meta, const GenerationFiles& files) {
   if (Status made = MakeDirectory(dir); !made) return made;
   const std::pair<const char*, const std::string*> contents[] = {
@@ -63,7 +69,7 @@ Status WriteGenerationDir(const std::string& dir, const GenerationMeta& meta, co
       {"opensm.conf", &files.opensm_conf}};
   for (const auto& [name, text] : contents)
     if (Status written = WriteFileAtomically(dir + "/" + name, *text, 0600); !written) return written;
-  return WriteFileAtomically(dir + "/" + kMetaFile, meta.ToJson().dump(2) + "\n", 0600);
+  return WriteFileAtomically(dir + "/" + kMetaFile, MetaText(meta), 0600);
 }
 
 }  // namespace
@@ -212,8 +218,7 @@ Status GenerationStore::SetVerification(std::uint64_t generation,
   auto stored = Load(generation);
   if (!stored) return stored.error();
   stored->meta.verification = verification;
-  return WriteFileAtomically(DirOf(generation) + "/" + kMetaFile,
-                             stored->meta.ToJson().dump(2) + "\n", 0600);
+  return WriteFileAtomically(DirOf(generation) + "/" + kMetaFile, MetaText(stored->meta), 0600);
 }
 
 Status GenerationStore::Prune(int keep, std::uint64_t current) {

@@ -6,7 +6,8 @@ namespace {
 std::string Text(const nlohmann::json& details, const char* key) {
   auto found = details.find(key);
   if (found == details.end() || found->is_null()) return "";
-  return found->is_string() ? found->get<std::string>() : found->dump();
+  return found->is_string() ? found->get<std::string>()
+                            : found->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Guid GuidOf(const std::string& text) {
