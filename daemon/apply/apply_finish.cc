@@ -5,6 +5,7 @@
 #include "common/problems.h"
 #include "daemon/apply/apply_run.h"
 #include "common/control_wire.h"
+#include "daemon/status/event_log.h"
 
 namespace smsupd {
 
@@ -59,6 +60,22 @@ std::string ConfigApplier::VerificationText(const ApplyRun& run) const {
   return text;
 }
 
+namespace {
+
+// One journal line per port for the first of them: a verification that
+// fails on every port of a large fabric would flood the journal. The whole
+// list is in the generation's meta.json.
+void LogMismatches(std::uint64_t generation, const std::vector<std::string>& mismatches) {
+  const std::size_t logged = std::min(mismatches.size(), kMaxEventListItems);
+  for (std::size_t i = 0; i < logged; ++i)
+    spdlog::error("PKEY_MISMATCH generation {}: {}", generation, mismatches[i]);
+  if (mismatches.size() > logged)
+    spdlog::error("PKEY_MISMATCH generation {}: and {} more ports (all in generations/{}/meta.json)",
+                  generation, mismatches.size() - logged, generation);
+}
+
+}  // namespace
+
 nlohmann::json ConfigApplier::VerificationJson(const ApplyRun& run, bool final) const {
   nlohmann::json json = run.verification.json.is_object() ? run.verification.json
                                                           : nlohmann::json::object();
@@ -104,8 +121,7 @@ void ConfigApplier::RecordVerification(const RunPtr& run) {
       break;
     default:
       spdlog::error("PKEY_VERIFY_FAILED generation {}: {}", run->generation, text);
-      for (const auto& mismatch : run->verification.mismatches)
-        spdlog::error("PKEY_MISMATCH generation {}: {}", run->generation, mismatch);
+      LogMismatches(run->generation, run->verification.mismatches);
       reporter_.AddEvent(control::kEventPKeyVerifyFailed, details);
   }
 }

@@ -84,6 +84,9 @@ void EventMetrics::ApplyVerified(std::string_view result, const nlohmann::json& 
   std::uint64_t mismatched = 0;
   if (auto found = details.find("mismatches"); found != details.end() && found->is_array())
     mismatched = found->size();
+  // An event lists the first mismatches and counts them all (BoundEventDetails).
+  if (auto total = details.find("mismatches_total"); total != details.end() && total->is_number_unsigned())
+    mismatched = total->get<std::uint64_t>();
   std::chrono::duration<double> took{0};
   if (apply_started_) took = clock_.Now() - *apply_started_;
   apply_started_.reset();

@@ -6,10 +6,54 @@
 
 namespace smsupd {
 
+namespace {
+
+std::string CutString(std::string text) {
+  if (text.size() <= kMaxEventStringBytes) return text;
+  std::size_t cut = kMaxEventStringBytes - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
+}
+
+// Events are made by the daemon itself: a few levels deep at most. Deeper
+// values are left alone here and caught by the size bound.
+constexpr int kBoundDepth = 8;
+
+void Bound(nlohmann::json& value, int depth) {
+  if (depth > kBoundDepth) return;
+  if (value.is_string()) {
+    value = CutString(value.get<std::string>());
+  } else if (value.is_array()) {
+    if (value.size() > kMaxEventListItems) value.erase(value.begin() + kMaxEventListItems, value.end());
+    for (auto& item : value) Bound(item, depth + 1);
+  } else if (value.is_object()) {
+    std::vector<std::pair<std::string, std::size_t>> totals;
+    for (auto& [key, item] : value.items())
+      if (item.is_array() && item.size() > kMaxEventListItems) totals.emplace_back(key, item.size());
+    for (auto& [key, item] : value.items()) Bound(item, depth + 1);
+    for (const auto& [key, total] : totals)
+      if (!value.contains(key + "_total")) value[key + "_total"] = total;
+  }
+}
+
+}  // namespace
+
+nlohmann::json BoundEventDetails(nlohmann::json details) {
+  Bound(details, 0);
+  const std::string text = details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() <= kMaxEventDetailsBytes) return details;
+  const std::string said = details.contains("text") && details["text"].is_string()
+                               ? details["text"].get<std::string>()
+                               : text;
+  return {{"text", CutString(said)}, {"cut", true}};
+}
+
 EventLog::EventLog(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
 
 std::uint64_t EventLog::Append(std::string_view kind, nlohmann::json details) {
   if (!details.is_object()) details = nlohmann::json{{"value", std::move(details)}};
+  details = BoundEventDetails(std::move(details));
   EventWire event{next_seq_++, control::FormatRfc3339Millis(std::chrono::system_clock::now()),
                   std::string(kind), std::move(details)};
   events_.push_back(event);

@@ -23,6 +23,20 @@
 
 namespace smsupd {
 
+// An event goes to every `events --follow` client (256 KiB queued each) and
+// to each hook in its environment (the kernel takes at most 128 KiB in one
+// variable): its details are bounded where events are made.
+inline constexpr std::size_t kMaxEventListItems = 20;      // of any list in the details
+inline constexpr std::size_t kMaxEventStringBytes = 2048;  // of any string in the details
+inline constexpr std::size_t kMaxEventDetailsBytes = 32 * 1024;  // the details as JSON
+
+// `details` within the bounds above: a longer list keeps its first
+// kMaxEventListItems entries and gains "<key>_total" with the whole count
+// (the whole list stays where it was made, e.g. the generation's meta.json);
+// a longer string is cut with "..."; details still over
+// kMaxEventDetailsBytes become {"text": <cut>, "cut": true}.
+nlohmann::json BoundEventDetails(nlohmann::json details);
+
 class EventLog {
  public:
   using EventWire = control::EventWire;
@@ -35,7 +49,7 @@ class EventLog {
   // Stamps the event with the next seq (the first is 1) and the current UTC
   // time, stores it, hands it to every subscriber and returns its seq.
   // `details` should be a JSON object (anything else is wrapped as
-  // {"value": details}).
+  // {"value": details}); it is bounded first (BoundEventDetails).
   std::uint64_t Append(std::string_view kind, nlohmann::json details = nlohmann::json::object());
 
   // Events still held with seq > `seq`, oldest first. Events older than the

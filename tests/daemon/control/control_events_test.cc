@@ -52,6 +52,44 @@ TEST(EventLogTest, SubscribersSeeLaterEventsAndMayUnsubscribeThemselves) {
   EXPECT_EQ(log.subscriber_count(), 0u);
 }
 
+// A verification that fails on thousands of ports makes an event that a
+// hook's environment (E2BIG past 128 KiB) and a follower's queue could not
+// take: its lists keep their first entries and say how many there were.
+TEST(EventLogTest, LargeDetailsAreBoundedAndSayWhatWasLeftOut) {
+  EventLog log;
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (int i = 0; i < 3000; ++i) mismatches.push_back("port " + std::to_string(i) + " lacks 0x8001");
+  log.Append(kEventPKeyVerifyFailed,
+             {{"text", std::string(100000, 'x')}, {"mismatches", mismatches}, {"generation", 7}});
+  const nlohmann::json details = log.Since(0)[0].details;
+  ASSERT_EQ(details["mismatches"].size(), kMaxEventListItems);
+  EXPECT_EQ(details["mismatches"][0], "port 0 lacks 0x8001");
+  EXPECT_EQ(details["mismatches_total"], 3000);
+  EXPECT_EQ(details["generation"], 7);
+  EXPECT_LE(details["text"].get<std::string>().size(), kMaxEventStringBytes);
+  EXPECT_LE(details.dump().size(), kMaxEventDetailsBytes);
+
+  // Details that are many small fields still end within the bound.
+  nlohmann::json wide = nlohmann::json::object();
+  for (int i = 0; i < 5000; ++i) wide["field" + std::to_string(i)] = std::string(100, 'w');
+  wide["text"] = "wide";
+  log.Append("wide", wide);
+  const nlohmann::json cut = log.Since(1)[0].details;
+  EXPECT_LE(cut.dump().size(), kMaxEventDetailsBytes);
+  EXPECT_EQ(cut["text"], "wide");
+  EXPECT_EQ(cut["cut"], true);
+}
+
+TEST(EventLogTest, BoundedDetailsAreValidUtf8WhenCutInsideACharacter) {
+  std::string text = "a";  // so that the cut falls inside a two-byte character
+  while (text.size() < 6 * kMaxEventStringBytes) text += "\xc3\xa9";
+  nlohmann::json details = BoundEventDetails({{"text", text}});
+  EXPECT_NO_THROW(details.dump());
+  EXPECT_LE(details["text"].get<std::string>().size(), kMaxEventStringBytes);
+  details = BoundEventDetails({{"text", std::string(kMaxEventStringBytes - 4, 'a') + "\xe2\x82\xac\xe2\x82\xac"}});
+  EXPECT_NO_THROW(details.dump());
+}
+
 TEST(ControlEventsTest, ListsEventsSinceN) {
   RunningServer server;
   server.OnLoop([&] {
@@ -96,6 +134,24 @@ TEST(ControlEventsTest, FollowStreamsNewEventsInOrder) {
   follower.Close();
   EXPECT_TRUE(WaitFor([&] { return server.ConnectionCount() == 0; }));
   EXPECT_TRUE(WaitFor([&] { return server.OnLoop([&] { return server.events.subscriber_count(); }) == 0; }));
+}
+
+// The largest event the daemon can make reaches a follower whole: before the
+// bound, one event over the follower's queue dropped every follower.
+TEST(ControlEventsTest, TheLargestEventReachesAFollower) {
+  RunningServer server;
+  LineClient follower;
+  ASSERT_TRUE(follower.Connect(server.socket_path()));
+  ASSERT_TRUE(follower.Call(R"({"version":1,"command":"events","arguments":{"follow":true}})"));
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (int i = 0; i < 20000; ++i) mismatches.push_back("port " + std::to_string(i) + std::string(40, 'm'));
+  server.OnLoop([&] { return server.events.Append(kEventPKeyVerifyFailed, {{"mismatches", mismatches}}); });
+  auto line = follower.ReadLine();
+  ASSERT_TRUE(line);
+  auto event = ParseEventWire(nlohmann::json::parse(*line));
+  ASSERT_TRUE(event.ok()) << line->substr(0, 200);
+  EXPECT_EQ(event->details["mismatches_total"], 20000);
+  EXPECT_EQ(server.ConnectionCount(), 1u);
 }
 
 TEST(ControlEventsTest, SlowFollowerIsDroppedWhileOthersAreServed) {

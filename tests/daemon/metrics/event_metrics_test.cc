@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "daemon/status/event_log.h"
 #include "tests/daemon/metrics/exposition_reader.h"
 #include "tests/daemon/support/manual_clock.h"
 
@@ -92,6 +93,17 @@ TEST_F(EventMetricsTest, AppliesCountByResultWithDurationAndPorts) {
   EXPECT_EQ(Value("smsupd_applies_total{result=\"rejected\"}"), 1);
   EXPECT_EQ(Value("smsupd_applies_total{result=\"drift\"}"), 1);
   EXPECT_EQ(Value("smsupd_applies_total{result=\"unverified\"}"), 1);
+}
+
+// An event lists only the first mismatches (BoundEventDetails); the metric
+// counts them all.
+TEST_F(EventMetricsTest, MismatchedPortsCountEveryPortOfABoundedEvent) {
+  nlohmann::json mismatches = nlohmann::json::array();
+  for (int i = 0; i < 3000; ++i) mismatches.push_back("port " + std::to_string(i));
+  Event("config-applied", {{"generation", 2}});
+  Event("pkey-verify-failed", BoundEventDetails({{"checked", 3000}, {"mismatches", mismatches}}));
+  EXPECT_EQ(Value("smsupd_last_apply_mismatched_ports"), 3000);
+  EXPECT_EQ(Value("smsupd_last_apply_verified_ports"), 0);
 }
 
 }  // namespace
