@@ -14,6 +14,7 @@
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
 #include "smctl/instance.h"
+#include "smctl/terminal_text.h"
 #include "common/control_arguments.h"
 
 namespace {
@@ -176,5 +177,8 @@ int main(int argc, char** argv) {
     choices.global.socket = smsupd::smctl::InstanceSocket(
         choices.instance, config_dir && *config_dir ? config_dir : std::string(smsupd::smctl::kDefaultConfigDir));
   }
+  // Until smctl exits, nothing it prints can drive the terminal.
+  smsupd::smctl::TerminalSafeStream safe_out(std::cout);
+  smsupd::smctl::TerminalSafeStream safe_err(std::cerr);
   return Dispatch(app, choices);
 }

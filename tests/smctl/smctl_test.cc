@@ -219,6 +219,24 @@ TEST(SmctlTest, EventsListAndSince) {
   EXPECT_EQ(events[0]["kind"], "master-changed");
 }
 
+// An event's text holding an escape sequence (from a daemon that did not
+// clean it, or a hostile one on the socket) is shown, not obeyed.
+TEST(SmctlTest, EventsNeverWriteAControlCharacterToTheTerminal) {
+  RunningServer server;
+  server.OnLoop([&] {
+    return server.events.Append(control::kEventPKeyVerifyFailed,
+                                {{"text", "port \x1b]0;owned\x07 \x1b[31mred \xc2\x9b" "2J"}});
+  });
+  for (const char* mode : {"", "--json"}) {
+    std::vector<std::string> args = {"--socket", server.socket_path(), "events"};
+    if (*mode) args.push_back(mode);
+    auto out = RunSmctl(args);
+    EXPECT_EQ(out.exit_code, kOk) << out.err;
+    for (unsigned char c : out.out) EXPECT_TRUE(c >= 0x20 || c == '\n' || c == '\t') << mode << ": " << out.out;
+    EXPECT_EQ(out.out.find("\xc2\x9b"), std::string::npos) << mode << ": " << out.out;
+  }
+}
+
 TEST(SmctlTest, EventsFollowStreamsOneJsonObjectPerLine) {
   auto server = std::make_unique<RunningServer>();
   SmctlProcess follower({"--socket", server->socket_path(), "events", "--follow", "--json"});
