@@ -124,7 +124,11 @@ std::string Topology::NetFileText() const {
   for (const TopoNode& node : nodes_) {
     const bool is_switch = node.kind == NodeKind::kSwitch;
     out << (is_switch ? "switchguid=" : "caguid=") << FormatGuid(node.node_guid) << "\n";
-    out << (is_switch ? "Switch\t" : "Hca\t") << node.ports << " \"" << node.name << "\"\n";
+    out << (is_switch ? "Switch\t" : "Hca\t") << node.ports << " \"" << node.name << "\"";
+    // ibsim: what follows '#' in quotes is the NodeDescription.
+    if (auto description = descriptions_.find(node.name); description != descriptions_.end())
+      out << " # \"" << description->second << "\"";
+    out << "\n";
     auto it = lines.find(node.name);
     if (it != lines.end()) {
       for (const auto& [port, remote] : it->second) out << "[" << port << "]\t" << remote << "\n";
@@ -132,6 +136,15 @@ std::string Topology::NetFileText() const {
     out << "\n";
   }
   return out.str();
+}
+
+Status Topology::SetDescription(const std::string& name, std::string description) {
+  if (Find(name) == nullptr) return Error{"no node " + name};
+  if (description.size() > kIbsimMaxDescription ||
+      description.find_first_of(std::string("\0\n\"", 3)) != std::string::npos)
+    return Error{"node " + name + ": ibsim cannot carry that description"};
+  descriptions_[name] = std::move(description);
+  return Status::Ok();
 }
 
 Status Topology::WriteNetFile(const std::string& path) const {

@@ -3,6 +3,7 @@
 // ibsim net file; tests compare what the fabric reports against it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct IbsimLimits {
   int ports = 16384;
 };
 
+// ibsim keeps 63 bytes of a NodeDescription (and a terminating NUL).
+inline constexpr std::size_t kIbsimMaxDescription = 63;
+
 struct TopoNode {
   std::string name;  // ibsim node id and SIM_HOST value, e.g. "H1_2", "L1", "S3"
   NodeKind kind;
@@ -60,6 +64,10 @@ class Topology {
   // Adds a node; names must be unique (checked by Validate).
   void AddNode(TopoNode node) { nodes_.push_back(std::move(node)); }
   void AddLink(TopoLink link) { links_.push_back(std::move(link)); }
+  // Gives node `name` a NodeDescription other than its name: any bytes
+  // but NUL, newline and '"' (ibsim reads its net file line by line, the
+  // description between quotes), at most kIbsimMaxDescription.
+  Status SetDescription(const std::string& name, std::string description);
   // The HCAs that carry the two subnet managers; set by the generators.
   void SetManagementNodes(std::string first, std::string second);
 
@@ -90,6 +98,7 @@ class Topology {
   std::vector<TopoNode> nodes_;
   std::vector<TopoLink> links_;
   std::vector<std::string> management_;
+  std::map<std::string, std::string> descriptions_;  // by node name
 };
 
 }  // namespace smsupd::testbed

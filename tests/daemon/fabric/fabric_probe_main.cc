@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   for (const ProbeCommand& command : commands) {
     nlohmann::json out = RunOne(io, worker, command, flags.deadline);
     all_ok = all_ok && out["ok"].get<bool>();
-    std::cout << out.dump() << std::endl;
+    std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   }
   worker.Stop();
   return all_ok ? 0 : 1;

@@ -1,5 +1,10 @@
 #include "tests/daemon/pkey_apply/pkey_apply_fixture.h"
 
+#include <signal.h>
+
+#include <fstream>
+#include <future>
+
 #include "tests/testbed/topology_generators.h"
 #include "tests/testbed/wait_for.h"
 
@@ -11,6 +16,7 @@ using std::chrono::milliseconds;
 void PKeyApplyTest::SetUp() {
   Result<Topology> topology = MakeFatTree(2, 4, 2);
   ASSERT_TRUE(topology.ok()) << topology.error().message;
+  ShapeTopology(*topology);
   ASSERT_TRUE(StartFabric(*topology));
   StartNode(fabric().topology().management_nodes()[0], "master", "MASTER");
   ASSERT_FALSE(HasFailure());
@@ -41,6 +47,7 @@ ManagementNode* PKeyApplyTest::StartNode(const std::string& node, const std::str
                                          const std::string& state) {
   SmsupdConfig config = EveryHcaConfig(fabric().topology(), node, role);
   AddTenants(config);
+  ConfigureNode(config);
   Result<std::unique_ptr<ManagementNode>> created = ManagementNode::Create(fabric(), std::move(config));
   EXPECT_TRUE(created.ok()) << created.error().message;
   if (!created.ok()) return nullptr;
@@ -103,6 +110,29 @@ json PKeyApplyTest::ApplyAndExpectVerified() {
   EXPECT_EQ(master().OpenSmPid(), opensm) << "OpenSM was restarted";
   EXPECT_EQ(Generation(master()), before + 1);
   return args;
+}
+
+SmctlResult PKeyApplyTest::ReloadThatOpenSmReadsCorrupted() {
+  const std::string conf_before = master().PartitionsConf();
+  std::optional<pid_t> opensm = master().OpenSmPid();
+  EXPECT_TRUE(opensm.has_value()) << "no OpenSM runs for " << master().node();
+  EXPECT_TRUE(master().WriteConfig().ok());
+  if (!opensm || ::kill(*opensm, SIGSTOP) != 0) {
+    ADD_FAILURE() << "cannot stop OpenSM";
+    return {};
+  }
+  std::future<SmctlResult> reload =
+      std::async(std::launch::async, [&] { return ApplyWithWait(master(), {"reload"}); });
+  Status installed = WaitFor("smsupd installs the new partitions.conf",
+                             [&] { return master().PartitionsConf() != conf_before; }, milliseconds(20000),
+                             milliseconds(2));
+  if (installed.ok()) {
+    std::ofstream corrupt(master().StatePath("partitions.conf"), std::ios::trunc);
+    corrupt << "# corrupted after validation\n";
+  }
+  ::kill(*opensm, SIGCONT);
+  EXPECT_TRUE(installed.ok()) << installed.message();
+  return reload.get();
 }
 
 std::uint64_t PKeyApplyTest::Generation(ManagementNode& node) {

@@ -36,6 +36,10 @@ class PKeyApplyTest : public FabricTest {
 
   // The tenant partitions on top of EveryHcaConfig().
   static void AddTenants(SmsupdConfig& config);
+  // What a test changes in the fat tree before ibsim starts, and in every
+  // node's config before its smsupd starts: nothing here.
+  virtual void ShapeTopology(Topology&) {}
+  virtual void ConfigureNode(SmsupdConfig&) {}
 
   // Starts smsupd on `node` with `role` and the tenant config; waits until
   // it reports `state` (failures are recorded; nullptr when it could not
@@ -58,6 +62,15 @@ class PKeyApplyTest : public FabricTest {
   // fabric as the config says (read once: verified means done), the same
   // OpenSM pid. Returns the reply's arguments.
   nlohmann::json ApplyAndExpectVerified();
+
+  // Writes master()'s config and applies it with `smctl reload --wait`
+  // while OpenSM is stopped (SIGSTOP); once smsupd installed the new
+  // partitions.conf, the file is replaced with comments only and OpenSM
+  // resumes: it reads the corrupt file on the sweep that follows the
+  // daemon's SIGHUP, drops every partition and puts every port in the
+  // default partition as a full member, so verification fails on every
+  // port. Returns smctl's result (failures are recorded).
+  SmctlResult ReloadThatOpenSmReadsCorrupted();
 
   std::uint64_t Generation(ManagementNode& node);  // status config.generation
   nlohmann::json History(ManagementNode& node);    // `smctl --json history` arguments

@@ -46,23 +46,9 @@ TEST_F(PKeyRollbackTest, AChangeOpenSmRejectsIsRolledBackAutomatically) {
   std::string conf_before = master().PartitionsConf();
   std::uint64_t generation = Generation(master());
   std::optional<pid_t> opensm = master().OpenSmPid();
-  ASSERT_TRUE(opensm.has_value()) << "no OpenSM runs for " << master().node();
   AddTenantC();
-  ASSERT_TRUE(master().WriteConfig().ok());
-
-  ASSERT_EQ(::kill(*opensm, SIGSTOP), 0);
-  std::future<SmctlResult> reload =
-      std::async(std::launch::async, [&] { return ApplyWithWait(master(), {"reload"}); });
-  Status installed = WaitFor("smsupd installs the new partitions.conf",
-                             [&] { return master().PartitionsConf() != conf_before; }, milliseconds(20000),
-                             milliseconds(2));
-  if (installed.ok()) {
-    std::ofstream corrupt(master().StatePath("partitions.conf"), std::ios::trunc);
-    corrupt << "# corrupted after validation\n";
-  }
-  ::kill(*opensm, SIGCONT);
-  ASSERT_TRUE(installed.ok()) << installed.message();
-  SmctlResult reply = reload.get();
+  SmctlResult reply = ReloadThatOpenSmReadsCorrupted();
+  ASSERT_FALSE(HasFailure());
 
   EXPECT_EQ(reply.exit_code, 1) << reply.Describe();
   json args = reply.Arguments();

@@ -111,7 +111,11 @@ Result<json> Dispatch(MadQueries& mads, const std::string& command, std::istring
   return Error{"unknown command '" + command + "'"};
 }
 
-void Reply(json reply) { std::cout << reply.dump() << std::endl; }
+// A NodeDescription is whatever bytes the fabric says: bytes that are no
+// UTF-8 are replaced (U+FFFD), so one hostile node cannot stop the probe.
+void Reply(json reply) {
+  std::cout << reply.dump(-1, ' ', false, json::error_handler_t::replace) << std::endl;
+}
 
 int Run(int timeout_ms, int retries) {
   Result<MadQueries> mads = MadQueries::Open(timeout_ms, retries);
