@@ -1,5 +1,7 @@
 #include "daemon/opensm/opensm_supervisor.h"
 
+#include "common/printable_text.h"
+
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -135,9 +137,11 @@ void OpenSmSupervisor::RecordPid(pid_t pid) {
 ProcessCallbacks OpenSmSupervisor::Callbacks() {
   ProcessCallbacks callbacks;
   callbacks.on_output = [this](std::string_view stream, std::string_view line) {
-    // OpenSM prints every option it loads, keys included.
-    last_output_ = RedactSecrets(line);
-    spdlog::info("OPENSM_OUTPUT {}: {}", stream, last_output_);
+    // OpenSM prints every option it loads, keys included, and may quote
+    // what the fabric says: redacted, then printable.
+    const std::string redacted = RedactSecrets(line);
+    last_output_ = PrintableText(redacted, kLastOutputBytes);
+    spdlog::info("OPENSM_OUTPUT {}: {}", stream, PrintableText(redacted, redacted.size() * 4 + 3));
   };
   callbacks.on_exit = [this](const ExitStatus& status) { OnExit(status); };
   return callbacks;
@@ -177,7 +181,7 @@ void OpenSmSupervisor::OnExit(const ExitStatus& status) {
   if (looping && !crash_loop_reported_) {
     // Why it keeps exiting: its exit and the last line it printed.
     std::string last = last_exit_ + " after " + Seconds(ran);
-    if (!last_output_.empty()) last += ", last output: " + last_output_.substr(0, 200);
+    if (!last_output_.empty()) last += ", last output: " + last_output_;
     Emit("OPENSM_CRASH_LOOP",
          "OpenSM exited " + std::to_string(tuning_.crash_loop.exits) + " times within " +
              Seconds(tuning_.crash_loop.window) + " (last: " + last + "); still restarting with back-off",

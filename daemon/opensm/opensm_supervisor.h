@@ -138,7 +138,10 @@ class OpenSmSupervisor {
   Clock::TimePoint started_at_{};
   int restarts_ = 0;
   std::string last_exit_;
-  std::string last_output_;  // the last line OpenSM printed (redacted)
+  // The last line OpenSM printed (redacted, printable), as much of it as an
+  // OPENSM_CRASH_LOOP message quotes.
+  static constexpr std::size_t kLastOutputBytes = 200;
+  std::string last_output_;
   bool crash_loop_reported_ = false;
   RestartBackoff backoff_;
   CrashLoopDetector crash_loop_;

@@ -261,6 +261,26 @@ TEST_F(OpenSmSupervisorTest, RepeatedCrashesAreACrashLoop) {
   ASSERT_TRUE(RunUntil([&] { return stopped; }));
 }
 
+// OpenSM may quote what the fabric says; its last line reaches the crash
+// loop's message (a problem, an event, a hook) as printable text.
+TEST_F(OpenSmSupervisorTest, TheLastOutputInACrashLoopIsPrintable) {
+  std::ofstream(dir_ + "/fake-opensm", std::ios::trunc)
+      << "#!/bin/sh\nprintf 'node \\377 \\033]0;owned\\007 \\033[2J%s\\n' "
+      << "\"$(head -c 5000 /dev/zero | tr '\\0' x)\"\nexit 3\n";
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return Count("OPENSM_CRASH_LOOP") == 1; }));
+  auto loop = std::find_if(events_.begin(), events_.end(),
+                           [](const OpenSmEvent& e) { return e.kind == "OPENSM_CRASH_LOOP"; });
+  EXPECT_NE(loop->details.find(R"(node \xff \x1b]0;owned\x07 \x1b[2Jxxx)"), std::string::npos)
+      << loop->details;
+  for (unsigned char c : loop->details) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << loop->details;
+  EXPECT_LT(loop->details.size(), 600u) << "the 5,000-byte line is quoted whole";
+  bool stopped = false;
+  supervisor->Stop([&] { stopped = true; });
+  ASSERT_TRUE(RunUntil([&] { return stopped; }));
+}
+
 TEST_F(OpenSmSupervisorTest, StopEndsOpenSmWithSigtermAndForgetsThePidFile) {
   auto supervisor = MakeSupervisor();
   ASSERT_TRUE(supervisor->Start().ok());
