@@ -171,6 +171,10 @@ int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& er
   return kExitOk;
 }
 
+std::string VersionLine() {
+  return std::string("smctl ") + SMSUPD_VERSION + " (protocol " + std::to_string(control::kProtocolVersion) + ")";
+}
+
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
   ControlClient client(options.socket, options.timeout);
   int exit_code;
@@ -180,7 +184,7 @@ int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& er
   if (options.json) {
     out << json.dump(2) << "\n";
   } else {
-    out << "smctl " << SMSUPD_VERSION << " (protocol " << control::kProtocolVersion << ")\n";
+    out << VersionLine() << "\n";
     if (response)
       out << "daemon: " << response->arguments.value("daemon", std::string("?")) << " (protocol "
           << response->arguments.value("protocol", 0) << ")\n";

@@ -44,6 +44,9 @@ int RunRollback(const GlobalOptions& options, const control::RollbackArguments& 
                 std::ostream& out, std::ostream& err);
 // smctl metrics: the daemon's Prometheus text exposition, as /metrics serves it.
 int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err);
+// "smctl 0.1.0 (protocol 1)": what `smctl --version` prints, without asking
+// the daemon.
+std::string VersionLine();
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunListCommands(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 

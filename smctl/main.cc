@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
       })
       ->excludes(socket);
   AddJsonFlag(app, choices);
+  // smctl's own version, without a daemon (`smctl version` asks it too).
+  app.set_version_flag("--version", smsupd::smctl::VersionLine(), "print smctl's version and exit");
   app.require_subcommand(1);
   AddCommands(app, choices);
   try {

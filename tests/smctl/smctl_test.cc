@@ -276,6 +276,16 @@ TEST(SmctlTest, VersionAndListCommands) {
   EXPECT_EQ(nlohmann::json::parse(json.out)["commands"][2]["name"], "status");
 }
 
+// --version answers without a daemon: a script can ask which smctl it has
+// on a node where smsupd is down.
+TEST(SmctlTest, VersionFlagNeedsNoDaemon) {
+  auto version = RunSmctl({"--socket", "/nonexistent/smsupd.sock", "--version"});
+  EXPECT_EQ(version.exit_code, kOk) << version.err;
+  EXPECT_EQ(version.out.rfind("smctl ", 0), 0u) << version.out;
+  EXPECT_TRUE(Contains(version.out, "(protocol 1)")) << version.out;
+  EXPECT_EQ(RunSmctl({"--version"}).out, version.out);
+}
+
 class OfflineCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
