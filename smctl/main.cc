@@ -167,6 +167,9 @@ int main(int argc, char** argv) {
   // smctl's own version, without a daemon (`smctl version` asks it too).
   app.set_version_flag("--version", smsupd::smctl::VersionLine(), "print smctl's version and exit");
   app.require_subcommand(1);
+  // Global options are accepted after the command too (`smctl status
+  // --socket PATH`): the commands, made below, inherit this.
+  app.fallthrough();
   AddCommands(app, choices);
   try {
     app.parse(argc, argv);

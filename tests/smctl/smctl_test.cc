@@ -286,6 +286,18 @@ TEST(SmctlTest, VersionFlagNeedsNoDaemon) {
   EXPECT_EQ(RunSmctl({"--version"}).out, version.out);
 }
 
+TEST(SmctlTest, GlobalOptionsAreAcceptedAfterTheCommand) {
+  RunningServer server;
+  auto after = RunSmctl({"status", "--socket", server.socket_path(), "--json"});
+  EXPECT_EQ(after.exit_code, kOk) << after.err;
+  EXPECT_TRUE(nlohmann::json::parse(after.out, nullptr, false).is_object()) << after.out;
+  auto mixed = RunSmctl({"--json", "version", "--socket", server.socket_path()});
+  EXPECT_EQ(mixed.exit_code, kOk) << mixed.err;
+  EXPECT_TRUE(nlohmann::json::parse(mixed.out, nullptr, false).contains("daemon")) << mixed.out;
+  // Still one socket: --instance and --socket exclude each other wherever they stand.
+  EXPECT_EQ(RunSmctl({"status", "--socket", server.socket_path(), "-i", "b"}).exit_code, kUsage);
+}
+
 class OfflineCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
