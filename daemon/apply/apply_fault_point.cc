@@ -8,6 +8,8 @@
 
 namespace smsupd {
 
+#if SMSUPD_TEST_FAULTS
+
 void ReachedApplyStep(std::string_view step) {
   static const std::string stop_at = [] {
     const char* value = std::getenv(kFaultStopAtVariable);
@@ -18,5 +20,13 @@ void ReachedApplyStep(std::string_view step) {
   spdlog::default_logger()->flush();
   ::raise(SIGSTOP);
 }
+
+#else
+
+// A build without the hook (SMSUPD_TEST_FAULTS=OFF): the
+// variable means nothing.
+void ReachedApplyStep(std::string_view) {}
+
+#endif
 
 }  // namespace smsupd

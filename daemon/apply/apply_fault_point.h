@@ -3,7 +3,9 @@
 // when an apply reaches that step, so that a test can kill -9 it exactly
 // there and check what a crash at that moment leaves behind
 // (docs/reliability.md). The variable is read once, at the first step;
-// without it each call is one comparison and nothing else.
+// without it each call is one comparison and nothing else. Only in builds
+// with the CMake option SMSUPD_TEST_FAULTS (on by default; a build without it
+// ignores the variable).
 //
 // The steps, in the order an apply passes them, each named after what has
 // just happened:
