@@ -30,8 +30,14 @@ std::size_t Utf8Sequence(std::string_view text, std::size_t at, std::uint32_t& c
   return length;
 }
 
+// `\xHH`: a C0 control, DEL, or a byte that is no part of valid UTF-8.
+std::string HexByte(unsigned char byte) {
+  char text[8];
+  std::snprintf(text, sizeof text, "\\x%02x", byte);
+  return text;
+}
+
 std::string Escaped(std::uint32_t code, std::size_t length, std::string_view raw) {
-  char text[16];
   if (code == '\\') return "\\\\";
   if (code == '\t') return "\\t";
   if (code == '\n') return "\\n";
@@ -39,11 +45,9 @@ std::string Escaped(std::uint32_t code, std::size_t length, std::string_view raw
   const bool c0_or_del = length == 1 && (code < 0x20 || code == 0x7f);
   const bool c1 = code >= 0x80 && code <= 0x9f;
   const bool bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-  if (c0_or_del) {
-    std::snprintf(text, sizeof text, "\\x%02x", static_cast<unsigned>(code));
-    return text;
-  }
+  if (c0_or_del) return HexByte(static_cast<unsigned char>(code));
   if (c1 || bidi) {
+    char text[16];
     std::snprintf(text, sizeof text, "\\u{%04x}", static_cast<unsigned>(code));
     return text;
   }
@@ -60,9 +64,7 @@ std::string PrintableText(std::string_view bytes, std::size_t max_bytes) {
     std::size_t length = Utf8Sequence(bytes, at, code);
     std::string piece;
     if (length == 0) {
-      char text[8];
-      std::snprintf(text, sizeof text, "\\x%02x", static_cast<unsigned char>(bytes[at]));
-      piece = text;
+      piece = HexByte(static_cast<unsigned char>(bytes[at]));
       length = 1;
     } else {
       piece = Escaped(code, length, bytes.substr(at, length));
@@ -80,6 +82,14 @@ std::string PrintableText(std::string_view bytes, std::size_t max_bytes) {
     at += length;
   }
   return out;
+}
+
+std::string CutText(std::string text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit < 3 ? 0 : limit - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
 }
 
 std::string PrintableNodeDescription(std::string_view bytes) {

@@ -23,6 +23,11 @@ namespace smsupd {
 // Every byte of `bytes` is read once; the result never holds a byte < 0x20.
 std::string PrintableText(std::string_view bytes, std::size_t max_bytes);
 
+// `text` cut to at most `limit` bytes on a UTF-8 character boundary, with
+// "..." in place of what was cut (half a sequence would become U+FFFD in
+// the JSON that carries it).
+std::string CutText(std::string text, std::size_t limit);
+
 // A NodeDescription (IBA 14.2.5.2: 64 bytes, NUL-padded) as printable text:
 // the bytes before the first NUL, through PrintableText, at most
 // kMaxNodeDescriptionText bytes (four per input byte at worst).

@@ -4,17 +4,10 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/printable_text.h"
 #include "config/edit_distance.h"
 
 namespace smsupd::config {
-
-std::string CutText(std::string text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit < 3 ? 0 : limit - 3;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  text.resize(cut);
-  return text + "...";
-}
 
 DiagnosticSink::DiagnosticSink(std::string file)
     : file_(CutText(std::move(file), kMaxDiagnosticPartBytes)) {}

@@ -52,10 +52,6 @@ class DiagnosticSink {
   int dropped_warnings_ = 0;
 };
 
-// `text` cut to at most `limit` bytes on a UTF-8 character boundary, with
-// "..." in place of what was cut.
-std::string CutText(std::string text, std::size_t limit);
-
 // 1-based line and column of a node (yaml-cpp marks are 0-based).
 int LineOf(const YAML::Node& node);
 int ColumnOf(const YAML::Node& node);

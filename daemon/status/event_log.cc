@@ -1,5 +1,6 @@
 #include "daemon/status/event_log.h"
 #include "common/control_wire.h"
+#include "common/printable_text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,14 +9,6 @@ namespace smsupd {
 
 namespace {
 
-std::string CutString(std::string text) {
-  if (text.size() <= kMaxEventStringBytes) return text;
-  std::size_t cut = kMaxEventStringBytes - 3;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
-  text.resize(cut);
-  return text + "...";
-}
-
 // Events are made by the daemon itself: a few levels deep at most. Deeper
 // values are left alone here and caught by the size bound.
 constexpr int kBoundDepth = 8;
@@ -23,7 +16,7 @@ constexpr int kBoundDepth = 8;
 void Bound(nlohmann::json& value, int depth) {
   if (depth > kBoundDepth) return;
   if (value.is_string()) {
-    value = CutString(value.get<std::string>());
+    value = CutText(value.get<std::string>(), kMaxEventStringBytes);
   } else if (value.is_array()) {
     if (value.size() > kMaxEventListItems) value.erase(value.begin() + kMaxEventListItems, value.end());
     for (auto& item : value) Bound(item, depth + 1);
@@ -46,7 +39,7 @@ nlohmann::json BoundEventDetails(nlohmann::json details) {
   const std::string said = details.contains("text") && details["text"].is_string()
                                ? details["text"].get<std::string>()
                                : text;
-  return {{"text", CutString(said)}, {"cut", true}};
+  return {{"text", CutText(said, kMaxEventStringBytes)}, {"cut", true}};
 }
 
 EventLog::EventLog(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
