@@ -31,7 +31,7 @@ expect_file /usr/share/man/man8/smctl.8.gz -rw-r--r--
 expect_file /usr/share/man/man5/smsupd.yaml.5.gz -rw-r--r--
 expect_file /usr/share/bash-completion/completions/smctl -rw-r--r--
 expect_file /usr/share/doc/smsupd/README.md -rw-r--r--
-expect_file /usr/share/smsupd/ansible/site.yml -rw-r--r--
+expect_file /usr/share/ansible/roles/smsupd/tasks/main.yml -rw-r--r--
 # Directories of the system (/etc, /usr/lib/systemd, ...) are not the package's.
 for dir in /etc /usr/sbin /usr/lib/systemd/system /usr/share/man/man8; do
   rpm -qlp "$rpm" 2>/dev/null | grep -qx "$dir" && fail "the package claims $dir"
