@@ -16,7 +16,7 @@ packages=(
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev
   pandoc ansible-core
-  dpkg-dev file rpm systemd debootstrap systemd-container
+  dpkg-dev debhelper lintian devscripts fakeroot file rpm systemd debootstrap systemd-container
 )
 
 missing=()

@@ -16,13 +16,19 @@ source "$(dirname "$0")/lib.sh"
 step "the control file and maintainer scripts of $(basename "$deb")"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "   Depends: $depends"
+maintainer=$(dpkg-deb -f "$deb" Maintainer)
+[[ $maintainer == *@* && $maintainer != *localhost* ]] || { echo "FAIL Maintainer: $maintainer"; exit 1; }
+[ "$(dpkg-deb -f "$deb" Recommends)" = "rdma-core, ibsim-utils" ] ||
+  { echo "FAIL Recommends: $(dpkg-deb -f "$deb" Recommends)"; exit 1; }
 for need in opensm procps libibumad3 libibmad5 libyaml-cpp0.7 libsystemd0 libstdc++6; do
   [[ ", $depends," == *", $need"[\ ,]* ]] || { echo "FAIL Depends lacks $need (computed by dpkg-shlibdeps)"; exit 1; }
 done
 control=$(mktemp -d "${TMPDIR:-/tmp}/smsupd-deb-control.XXXXXX")
 dpkg-deb -e "$deb" "$control"
+# (dh_installsystemd --no-enable keeps only an enablement the operator made
+# before, through deb-systemd-helper: checked below, nothing is enabled.)
 if grep -v '^ *#' "$control"/postinst "$control"/prerm "$control"/postrm |
-  grep -E 'systemctl +(--[a-z-]+ +)*(restart|try-restart|reload-or-restart|enable|start)\b|deb-systemd-invoke'; then
+  grep -E '(systemctl|deb-systemd-invoke) +(--[a-z-]+ +)*(restart|try-restart|reload-or-restart|enable|start)\b'; then
   echo "FAIL a maintainer script enables, starts or restarts a unit"
   exit 1
 fi
@@ -62,8 +68,8 @@ expect_mode /usr/sbin/smsupd 755 root:root
 expect_mode /usr/bin/smctl 755 root:root
 expect_mode /etc/smsupd 755 root:root
 expect_mode /etc/smsupd/smsupd.yaml 644 root:root
-expect_mode /usr/lib/systemd/system/smsupd.service 644 root:root
-expect_mode /usr/lib/systemd/system/smsupd@.service 644 root:root
+expect_mode /lib/systemd/system/smsupd.service 644 root:root
+expect_mode /lib/systemd/system/smsupd@.service 644 root:root
 expect_mode /usr/lib/sysusers.d/smsupd.conf 644 root:root
 expect_mode /usr/lib/tmpfiles.d/smsupd.conf 644 root:root
 expect_mode /usr/share/bash-completion/completions/smctl 644 root:root
@@ -88,6 +94,10 @@ for unit in smsupd.service smsupd@fabric-a.service; do
   state=$(systemctl is-enabled "$unit" 2>&1)
   [ "$state" = disabled ] && ok "$unit not enabled" || fail "$unit is '$state': the package enabled it"
 done
+# Debian's opensm.service (enabled by opensm's postinst) would run a plain
+# OpenSM on every port: the package masks it.
+[ "$(readlink /etc/systemd/system/opensm.service)" = /dev/null ] && ok "opensm.service masked" ||
+  fail "opensm.service not masked: $(ls -l /etc/systemd/system/opensm.service 2>&1)"
 leaked=$(find /etc/smsupd /var/lib/smsupd /var/log/smsupd -perm -o=r -type f -name '*key*' 2>/dev/null)
 [ -z "$leaked" ] || fail "world-readable key files: $leaked"
 exit $failed
@@ -102,6 +112,13 @@ in_tree "$dir" sh -c 'tail -1 /etc/smsupd/smsupd.yaml | grep -qx "# edited by th
 in_tree "$dir" sh -c 'smsupd --version >/dev/null && [ "$(stat -c %a /var/lib/smsupd)" = 700 ]' ||
   { echo "FAIL the package is broken after the upgrade"; exit 1; }
 echo "ok   upgraded; the edited conffile stays"
+
+step "opensm reinstalled (its postinst enables opensm.service again)"
+in_tree "$dir" sh -c 'dpkg -i /var/cache/apt/archives/opensm_*.deb' >"$dir/opensm.log" 2>&1 ||
+  { cat "$dir/opensm.log"; exit 1; }
+in_tree "$dir" sh -c '[ "$(readlink /etc/systemd/system/opensm.service)" = /dev/null ]' ||
+  { echo "FAIL reinstalling opensm unmasked opensm.service"; exit 1; }
+echo "ok   opensm.service stays masked"
 
 step "dpkg --purge, after the operator enabled a unit and the daemon left state"
 in_tree "$dir" sh -c 'systemctl enable smsupd.service >/dev/null 2>&1 &&
@@ -127,6 +144,7 @@ for path in /etc/smsupd /var/lib/smsupd /var/log/smsupd /var/lib/smsupd-fabric-b
 done
 links=$(find /etc/systemd/system -name 'smsupd*' 2>/dev/null)
 [ -z "$links" ] || fail "enablement left behind: $links"
+[ -e /etc/systemd/system/opensm.service ] && fail "opensm.service still masked after the purge"
 getent group smsupd >/dev/null || fail "the group smsupd was removed (Debian policy keeps system groups)"
 [ $failed = 0 ] && echo "ok   purged: nothing left but the group smsupd"
 exit $failed
