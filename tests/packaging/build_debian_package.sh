@@ -55,3 +55,10 @@ for bin in "$x/usr/sbin/smsupd" "$x/usr/bin/smctl"; do
   done
   echo "ok   ${bin#"$x"}: PIE, stack protector, FORTIFY, RELRO, BIND_NOW"
 done
+
+echo "== no test hooks in the shipped daemon"
+if grep -qaF SMSUPD_FAULT_STOP_AT "$x/usr/sbin/smsupd"; then
+  echo "FAIL /usr/sbin/smsupd carries the test fault hook SMSUPD_FAULT_STOP_AT"
+  exit 1
+fi
+echo "ok   /usr/sbin/smsupd has no SMSUPD_FAULT_STOP_AT"
