@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <boost/asio/post.hpp>
 
 #include "config/validator.h"
@@ -21,10 +23,13 @@ int Daemon::Run() {
   StoppingGuard stopping(notifier_);  // every return path below says STOPPING=1
   Status started = StartUp();
   if (!started) {
-    spdlog::critical("STARTUP_FAILED {}", started.message());
+    if (stop_asked_ && startup_exit_ == 0)
+      spdlog::info("SIGNAL_STOP received during start-up: {}", started.message());
+    else
+      spdlog::critical("STARTUP_FAILED {} (exit status {})", started.message(), startup_exit_);
     if (server_) server_->Stop();
     if (worker_) worker_->Stop();
-    return 1;
+    return startup_exit_;
   }
   WaitForSignals();
   StartWatchdog();
@@ -54,6 +59,7 @@ Status Daemon::StartUp() {
   if (!outcome.ok()) {
     spdlog::error("CONFIG_REJECTED {}: {} error(s); not starting", options_.config_path,
                   outcome.ErrorCount());
+    startup_exit_ = kExitConfigInvalid;
     return Error{"invalid config " + options_.config_path};
   }
   running_.config = std::move(*outcome.config);
@@ -165,6 +171,11 @@ void Daemon::BuildParts() {
                                              *worker_, status_, std::move(apply_hooks));
 }
 
+// The port may not be there yet at boot (the driver still loading, a port
+// training): start-up waits for it, tells systemd why (STATUS=) and asks
+// for the time (EXTEND_TIMEOUT_USEC), up to port_deadline; then it exits
+// with kExitPortMissing and systemd starts it again (docs/systemd.md "A port
+// that is not there yet"). SIGTERM ends the wait.
 Result<Guid> Daemon::ResolvePortGuid() {
   std::shared_ptr<Fabric> fabric;
   if (options_.make_fabric) {
@@ -180,18 +191,79 @@ Result<Guid> Daemon::ResolvePortGuid() {
     fabric = std::make_shared<UmadFabric>(fabric_options);
   }
   worker_ = std::make_unique<MadWorker>(io_, std::move(fabric));
+  const std::string port = running_.config.sm.port_guid
+                               ? "port " + FormatGuid(*running_.config.sm.port_guid)
+                               : std::string("the local port");
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  const auto start = std::chrono::steady_clock::now();
+  const auto give_up = start + options_.port_deadline;
+  std::string last_error = "no answer";
+  bool waiting = false;
+  signals_.async_wait([this](boost::system::error_code error, int signal) {
+    if (!error && signal != SIGHUP) stop_asked_ = true;
+  });
+  while (!stop_asked_) {
+    const auto attempt_start = std::chrono::steady_clock::now();
+    const auto left = duration_cast<milliseconds>(give_up - attempt_start);
+    if (left <= milliseconds(0)) break;
+    Result<Guid> found = LookUpPort(std::min(left, options_.port_retry));
+    if (found) {
+      signals_.cancel();
+      if (waiting) {
+        spdlog::info("PORT_APPEARED {} after {} s", FormatGuid(*found),
+                     duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count());
+        // The rest of start-up gets the unit's usual start time again.
+        notifier_.Notify("STATUS=starting on port " + FormatGuid(*found) + "\nEXTEND_TIMEOUT_USEC=90000000");
+      }
+      spdlog::info("PORT_RESOLVED OpenSM will bind port {}", FormatGuid(*found));
+      return *found;
+    }
+    last_error = found.error().message;
+    if (!waiting) {
+      waiting = true;
+      spdlog::warn("PORT_WAITING {} is not there yet ({}); waiting up to {} s", port, last_error,
+                   duration_cast<std::chrono::seconds>(options_.port_deadline).count());
+      notifier_.Notify("STATUS=waiting for " + port + " to appear\nEXTEND_TIMEOUT_USEC=" +
+                       std::to_string(duration_cast<std::chrono::microseconds>(
+                                          left + std::chrono::seconds(30)).count()));
+    }
+    const auto spent = std::chrono::steady_clock::now() - attempt_start;
+    if (spent < options_.port_retry)
+      PauseStartUp(duration_cast<milliseconds>(options_.port_retry - spent));
+  }
+  signals_.cancel();
+  if (stop_asked_) {
+    startup_exit_ = 0;  // a stop asked for, not a failure
+    return Error{"stopped while waiting for " + port};
+  }
+  startup_exit_ = kExitPortMissing;
+  return Error{"PORT_MISSING " + port + " did not appear within " +
+               std::to_string(duration_cast<std::chrono::seconds>(options_.port_deadline).count()) +
+               " s: " + last_error};
+}
+
+Result<Guid> Daemon::LookUpPort(std::chrono::milliseconds deadline) {
   std::optional<Result<Guid>> resolved;
   worker_->Submit([](Fabric& fabric) { return fabric.LocalPortGuid(); },
-                  [&resolved](Result<Guid> guid) { resolved = std::move(guid); },
-                  options_.port_deadline);
+                  [&resolved](Result<Guid> guid) { resolved = std::move(guid); }, deadline);
   while (!resolved && io_.run_one() > 0) {
   }
   io_.restart();
-  if (!resolved || !*resolved)
-    return Error{"cannot find the local port: " +
-                 (resolved ? resolved->error().message : std::string("no answer"))};
-  spdlog::info("PORT_RESOLVED OpenSM will bind port {}", FormatGuid(**resolved));
-  return **resolved;
+  if (!resolved) return Error{"no answer"};
+  return std::move(*resolved);
+}
+
+void Daemon::PauseStartUp(std::chrono::milliseconds pause) {
+  boost::asio::steady_timer timer(io_, pause);
+  bool done = false;
+  timer.async_wait([&done](boost::system::error_code) { done = true; });
+  while (!done && !stop_asked_ && io_.run_one() > 0) {
+  }
+  timer.cancel();
+  while (!done && io_.run_one() > 0) {
+  }
+  io_.restart();
 }
 
 void Daemon::OnOpenSmEvent(const OpenSmEvent& event) {

@@ -15,7 +15,7 @@
 //
 // Start-up order (READY=1 only when all of it worked): config -> control
 // socket bound (a live socket is never taken over: one daemon per config) ->
-// port GUID -> files rendered -> OpenSM adopted, or started by the failover
+// port GUID (waited for: PORT_WAITING) -> files rendered -> OpenSM adopted, or started by the failover
 // policy once it has seen the subnet -> READY=1. Nothing after OpenSM's
 // start can fail, so a failed start never leaves an OpenSM behind.
 // SIGHUP: the applier reloads. SIGTERM/SIGINT: the failover controller hands
@@ -51,11 +51,23 @@
 
 namespace smsupd {
 
+// smsupd's exit statuses (docs/systemd.md "Exit statuses"); crashes are
+// signals. The unit does not restart kExitConfigInvalid
+// (RestartPreventExitStatus=): the same file fails the same way.
+inline constexpr int kExitFailure = 1;         // start-up failed (socket, state, OpenSM)
+inline constexpr int kExitPortMissing = 69;    // EX_UNAVAILABLE: the port never appeared
+inline constexpr int kExitConfigInvalid = 78;  // EX_CONFIG: the config file is invalid or unreadable
+
 struct DaemonOptions {
   std::string config_path = "/etc/smsupd/smsupd.yaml";
-  // How long start-up may wait for the local port (a simulated port blocks
-  // while no simulator listens).
-  std::chrono::milliseconds port_deadline{15000};
+  // How long start-up waits for the local port to appear (a driver still
+  // loading, a port still training; a simulated port blocks while no
+  // simulator listens) before it exits with kExitPortMissing. Bounded, so
+  // that the boot (network.target waits for the unit) goes on without an SM.
+  std::chrono::milliseconds port_deadline{60000};
+  // One look for the port: a look that fails (no such port) is repeated
+  // after `port_retry`; one that hangs is waited for in `port_retry` steps.
+  std::chrono::milliseconds port_retry{1000};
   // The fabric access for a port (sm.port_guid, or absent: the only one).
   // Empty: UmadFabric. Tests substitute a fake.
   std::function<std::shared_ptr<Fabric>(std::optional<Guid>)> make_fabric;
@@ -78,6 +90,10 @@ class Daemon {
  private:
   Status StartUp();
   Result<Guid> ResolvePortGuid();
+  // One look for the local port, waited for at most `deadline`.
+  Result<Guid> LookUpPort(std::chrono::milliseconds deadline);
+  // Runs the event loop for `pause` (start-up only), or less on SIGTERM.
+  void PauseStartUp(std::chrono::milliseconds pause);
   void BuildParts();
   void WaitForSignals();
   void Shutdown();
@@ -116,6 +132,7 @@ class Daemon {
   bool stopping_ = false;
   bool finished_ = false;
   int exit_code_ = 0;
+  int startup_exit_ = kExitFailure;  // Run()'s exit status when StartUp() fails
 };
 
 }  // namespace smsupd

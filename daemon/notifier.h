@@ -37,6 +37,11 @@ class SystemdNotifier : public Notifier {
   bool StopIsARestart() const override;
 };
 
+// The type of the job systemd runs on the calling process's unit now
+// ("stop", "restart", ...), or "" (no job, not under systemd, no answer
+// within half a second). Asked over D-Bus.
+std::string SystemdJobType();
+
 // Calls notifier.Notify("STOPPING=1") when it goes out of scope, so every
 // return path of the daemon's main says so.
 class StoppingGuard {

@@ -32,9 +32,9 @@ struct MessageUnref {
   void operator()(sd_bus_message* message) const { sd_bus_message_unref(message); }
 };
 
-// The type of the job systemd runs on our unit now ("stop", "restart", ...),
-// or "" (no job, not under systemd, no answer within half a second).
-std::string CurrentJobType() {
+}  // namespace
+
+std::string SystemdJobType() {
   char* unit = nullptr;
   if (sd_pid_get_unit(::getpid(), &unit) < 0 || unit == nullptr) return "";
   std::unique_ptr<char, decltype(&std::free)> unit_name(unit, &std::free);
@@ -65,11 +65,9 @@ std::string CurrentJobType() {
   return result;
 }
 
-}  // namespace
-
 bool SystemdNotifier::StopIsARestart() const {
   if (std::getenv("INVOCATION_ID") == nullptr) return false;  // not started by systemd
-  const std::string type = CurrentJobType();
+  const std::string type = SystemdJobType();
   return type == "restart" || type == "try-restart";
 }
 

@@ -125,12 +125,57 @@ TEST_F(DaemonTest, ReadyReloadingAndStoppingInOrder) {
 TEST_F(DaemonTest, InvalidConfigNeverSaysReadyButSaysStopping) {
   WriteConfig("no_such_key: 1\n");
   Daemon daemon(options_, notifier_);
-  EXPECT_EQ(daemon.Run(), 1);
+  // Its own exit status, which the unit does not restart.
+  EXPECT_EQ(daemon.Run(), kExitConfigInvalid);
   auto messages = notifier_.messages();
   for (const auto& m : messages) EXPECT_EQ(m.find("READY=1"), std::string::npos) << m;
   ASSERT_FALSE(messages.empty());
   EXPECT_EQ(messages.back(), "STOPPING=1");
   EXPECT_FALSE(fs::exists(dir_ + "/state/opensm.conf"));
+}
+
+// A port that is not there yet at start-up is waited for, and systemd is
+// told why and asked for the time; the start then goes on as usual.
+TEST_F(DaemonTest, APortThatAppearsLateIsWaitedFor) {
+  fabric_->HideLocalPort(3);
+  options_.port_retry = 10ms;
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("READY=1", 1));
+  std::vector<std::string> messages = notifier_.messages();
+  auto waiting = std::find_if(messages.begin(), messages.end(), [](const std::string& m) {
+    return m.rfind("STATUS=waiting for port 0x0002c903000000a1 to appear", 0) == 0;
+  });
+  ASSERT_NE(waiting, messages.end());
+  EXPECT_NE(waiting->find("EXTEND_TIMEOUT_USEC="), std::string::npos) << *waiting;
+  daemon.RequestStop();
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(exit_code.get(), 0);
+}
+
+// A port that never appears ends the start with its own exit status (the
+// unit starts smsupd again), and nothing was written or started.
+TEST_F(DaemonTest, APortThatNeverAppearsEndsTheStartWithItsOwnStatus) {
+  fabric_->HideLocalPort(-1);
+  options_.port_retry = 10ms;
+  options_.port_deadline = 100ms;
+  Daemon daemon(options_, notifier_);
+  EXPECT_EQ(daemon.Run(), kExitPortMissing);
+  for (const auto& m : notifier_.messages()) EXPECT_EQ(m.find("READY=1"), std::string::npos) << m;
+  EXPECT_FALSE(fs::exists(dir_ + "/state/opensm.pid"));
+}
+
+// SIGTERM while the port is waited for ends the wait and the process, as a
+// stop (exit 0), not as a failure systemd would restart.
+TEST_F(DaemonTest, AStopWhileWaitingForThePortIsNotAFailure) {
+  fabric_->HideLocalPort(-1);
+  options_.port_retry = 10ms;
+  Daemon daemon(options_, notifier_);
+  auto exit_code = std::async(std::launch::async, [&] { return daemon.Run(); });
+  ASSERT_TRUE(notifier_.WaitFor("STATUS=waiting for port", 1));
+  ::kill(::getpid(), SIGTERM);
+  ASSERT_EQ(exit_code.wait_for(20s), std::future_status::ready);
+  EXPECT_EQ(exit_code.get(), 0);
 }
 
 TEST_F(DaemonTest, InvalidReloadChangesNothing) {

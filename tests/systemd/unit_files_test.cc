@@ -94,6 +94,10 @@ TEST(UnitFiles, InstanceTemplateIsTheMainUnitWithItsOwnPaths) {
   UnitFile instance = ParseUnit("systemd/smsupd@.service");
   const std::map<std::string, std::string> own = {
       {"Service.ExecStart", "/usr/sbin/smsupd --config /etc/smsupd/%i.yaml"},
+      {"Service.ExecStartPre",
+       "+/bin/sh -c 'guid=$$(/usr/sbin/smsupd --port-guid /etc/smsupd/%i.yaml) || exit 0; "
+       "systemctl stop \"opensm@$$guid.service\"'"},
+      {"Service.ExecReload", "/usr/bin/smctl -i %i reload"},
       {"Service.RuntimeDirectory", "smsupd-%i"},
       {"Service.StateDirectory", "smsupd-%i"},
       {"Service.LogsDirectory", "smsupd-%i"},
@@ -111,6 +115,26 @@ TEST(UnitFiles, InstanceTemplateIsTheMainUnitWithItsOwnPaths) {
     } else if (!expected->second.empty()) {
       EXPECT_EQ(One(instance, key), expected->second) << key;
     }
+  }
+}
+
+// Boot order and restart policy: the SM before the network (ports become
+// ACTIVE only after its sweep), only where the umad driver is, an invalid
+// config not restarted, a reload that reports a rejected config, and a stop
+// that leaves no OpenSM behind (docs/systemd.md).
+TEST(UnitFiles, BootOrderAndRestartPolicy) {
+  for (const char* file : {"systemd/smsupd.service", "systemd/smsupd@.service"}) {
+    UnitFile unit = ParseUnit(file);
+    EXPECT_EQ(One(unit, "Unit.Before"), "network.target remote-fs-pre.target") << file;
+    EXPECT_EQ(One(unit, "Unit.After"), "rdma-hw.target") << file << ": never after the network";
+    EXPECT_EQ(One(unit, "Unit.ConditionPathExists"), "/sys/class/infiniband_mad/abi_version") << file;
+    EXPECT_EQ(One(unit, "Service.Restart"), "on-failure") << file;
+    EXPECT_EQ(One(unit, "Service.RestartPreventExitStatus"), "78") << file << ": kExitConfigInvalid";
+    EXPECT_EQ(One(unit, "Service.ExecStopPost"), "/usr/sbin/smsupd --stop-post") << file;
+    EXPECT_NE(One(unit, "Service.ExecReload").find("/usr/bin/smctl -i "), std::string::npos) << file;
+    const std::string pre = One(unit, "Service.ExecStartPre");
+    EXPECT_EQ(pre.find("opensm@*"), std::string::npos) << file << ": only the own port's instance";
+    EXPECT_NE(pre.find("--port-guid"), std::string::npos) << file;
   }
 }
 

@@ -9,13 +9,14 @@ src=$1
 root=$(mktemp -d "${TMPDIR:-/tmp}/smsupd-verify-units.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root"/usr/lib/systemd/system "$root"/usr/sbin "$root"/bin \
+mkdir -p "$root"/usr/lib/systemd/system "$root"/usr/sbin "$root"/usr/bin "$root"/bin \
   "$root"/usr/lib/sysusers.d "$root"/usr/lib/tmpfiles.d "$root"/etc
 cp -a /lib/systemd/system/. "$root"/usr/lib/systemd/system/
 cp "$src"/systemd/smsupd.service "$src"/systemd/smsupd@.service "$root"/usr/lib/systemd/system/
 printf '#!/bin/sh\n' >"$root"/usr/sbin/smsupd
-chmod 755 "$root"/usr/sbin/smsupd
-cp /bin/kill "$root"/bin/kill
+printf '#!/bin/sh\n' >"$root"/usr/bin/smctl
+chmod 755 "$root"/usr/sbin/smsupd "$root"/usr/bin/smctl
+cp /bin/sh "$root"/bin/sh
 cp /bin/systemctl "$root"/bin/systemctl
 cp "$src"/systemd/smsupd.sysusers "$root"/usr/lib/sysusers.d/smsupd.conf
 cp "$src"/systemd/smsupd.tmpfiles "$root"/usr/lib/tmpfiles.d/smsupd.conf

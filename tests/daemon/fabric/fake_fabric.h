@@ -43,6 +43,12 @@ class FakeFabric : public Fabric {
     std::lock_guard lock(mutex_);
     local_ = port;
   }
+  // The next `looks` LocalPortGuid() calls find no port (a port not there
+  // yet); -1: never found.
+  void HideLocalPort(int looks) {
+    std::lock_guard lock(mutex_);
+    hidden_looks_ = looks;
+  }
   void AddSm(uint16_t lid, SmInfo info) {
     std::lock_guard lock(mutex_);
     nodes_[lid].sm = info;
@@ -146,6 +152,10 @@ class FakeFabric : public Fabric {
   }
   Result<Guid> LocalPortGuid() override {
     std::unique_lock lock = Enter();
+    if (hidden_looks_ != 0) {
+      if (hidden_looks_ > 0) --hidden_looks_;
+      return Error{"no InfiniBand port with that GUID"};
+    }
     return local_.port_guid;
   }
   Result<std::vector<LocalPort>> ActivePorts() override {
@@ -261,6 +271,7 @@ class FakeFabric : public Fabric {
   std::chrono::milliseconds delay_{0};
   std::function<void(std::chrono::milliseconds)> delay_hook_;
   LocalPort local_;
+  int hidden_looks_ = 0;
   std::map<uint16_t, Node> nodes_;
   std::vector<Handover> handovers_;
   bool refuse_handovers_ = false;

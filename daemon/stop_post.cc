@@ -1,0 +1,107 @@
+#include "daemon/stop_post.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/daemon.h"
+#include "daemon/notifier.h"
+
+namespace smsupd {
+namespace {
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+// The other processes of this process's cgroup (cgroup v2: the unit's own;
+// ExecStopPost= runs in it beside what smsupd left).
+std::vector<pid_t> OthersInMyCgroup(std::string& error) {
+  std::ifstream self("/proc/self/cgroup");
+  std::string line;
+  std::string path;
+  while (std::getline(self, line))
+    if (line.rfind("0::", 0) == 0) path = line.substr(3);
+  if (path.empty()) {
+    error = "no cgroup v2 path in /proc/self/cgroup";
+    return {};
+  }
+  std::ifstream procs("/sys/fs/cgroup" + path + "/cgroup.procs");
+  if (!procs) {
+    error = "cannot read /sys/fs/cgroup" + path + "/cgroup.procs";
+    return {};
+  }
+  std::vector<pid_t> pids;
+  for (long pid = 0; procs >> pid;)
+    if (pid > 0 && pid != ::getpid()) pids.push_back(static_cast<pid_t>(pid));
+  return pids;
+}
+
+std::string Command(pid_t pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name.empty() ? "?" : name;
+}
+
+bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+}  // namespace
+
+bool RestartComing(const StopPostFacts& facts) {
+  if (facts.job == "stop") return false;
+  if (!facts.job.empty()) return true;  // restart, try-restart, start: a new smsupd follows
+  if (facts.service_result.empty() || facts.service_result == "success") return false;
+  // Restart=on-failure, but RestartPreventExitStatus=78.
+  return !(facts.exit_code == "exited" && facts.exit_status == std::to_string(kExitConfigInvalid));
+}
+
+int RunStopPost(std::ostream& log, int grace_seconds) {
+  StopPostFacts facts{SystemdJobType(), Env("SERVICE_RESULT"), Env("EXIT_CODE"),
+                      Env("EXIT_STATUS")};
+  std::string error;
+  std::vector<pid_t> left = OthersInMyCgroup(error);
+  if (!error.empty()) {
+    log << "SMSUPD_STOP_POST " << error << ": nothing stopped\n";
+    return 0;
+  }
+  const std::string why = "result " + (facts.service_result.empty() ? "?" : facts.service_result) +
+                          (facts.exit_status.empty() ? "" : " (" + facts.exit_status + ")") +
+                          (facts.job.empty() ? "" : ", job " + facts.job);
+  if (left.empty()) return 0;
+  if (RestartComing(facts)) {
+    for (pid_t pid : left)
+      log << "SMSUPD_STOP_POST " << why << ": smsupd is started again; pid " << pid << " ("
+          << Command(pid) << ") kept for it to adopt\n";
+    return 0;
+  }
+  for (pid_t pid : left) {
+    log << "SMSUPD_STOP_POST " << why << ": no smsupd follows; stopping pid " << pid << " ("
+        << Command(pid) << ") that smsupd left\n";
+    ::kill(pid, SIGTERM);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(grace_seconds);
+  for (bool all_gone = false; !all_gone;) {
+    all_gone = true;
+    for (pid_t pid : left) all_gone = all_gone && Gone(pid);
+    if (all_gone || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polling the processes' end
+  }
+  for (pid_t pid : left) {
+    if (Gone(pid)) continue;
+    log << "SMSUPD_STOP_POST pid " << pid << " ignored SIGTERM for " << grace_seconds
+        << " s: SIGKILL\n";
+    ::kill(pid, SIGKILL);
+  }
+  return 0;
+}
+
+}  // namespace smsupd
