@@ -58,7 +58,11 @@ bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
 
 bool RestartComing(const StopPostFacts& facts) {
   if (facts.job == "stop") return false;
-  if (!facts.job.empty()) return true;  // restart, try-restart, start: a new smsupd follows
+  // `systemctl restart`: smsupd left OpenSM running on purpose.
+  if (facts.job == "restart" || facts.job == "try-restart" || facts.job == "reload-or-restart")
+    return true;
+  // No job, or the start job of a start that is failing now (an automatic
+  // restart is such a start job too): the result decides.
   if (facts.service_result.empty() || facts.service_result == "success") return false;
   // Restart=on-failure, but RestartPreventExitStatus=78.
   return !(facts.exit_code == "exited" && facts.exit_status == std::to_string(kExitConfigInvalid));
