@@ -1,6 +1,7 @@
 #include "daemon/stop_post.h"
 
 #include <signal.h>
+#include <systemd/sd-login.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,16 +23,28 @@ std::string Env(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
+// The unit this process runs in, when it is one of smsupd's; "" otherwise.
+std::string SmsupdUnit() {
+  char* unit = nullptr;
+  if (sd_pid_get_unit(::getpid(), &unit) < 0 || unit == nullptr) return "";
+  std::string name = unit;
+  std::free(unit);
+  const bool ours = (name == "smsupd.service" || name.rfind("smsupd@", 0) == 0) &&
+                    name.size() > 8 && name.compare(name.size() - 8, 8, ".service") == 0;
+  return ours ? name : "";
+}
+
 // The other processes of this process's cgroup (cgroup v2: the unit's own;
 // ExecStopPost= runs in it beside what smsupd left).
-std::vector<pid_t> OthersInMyCgroup(std::string& error) {
+std::vector<pid_t> OthersInMyCgroup(const std::string& unit, std::string& error) {
   std::ifstream self("/proc/self/cgroup");
   std::string line;
   std::string path;
   while (std::getline(self, line))
     if (line.rfind("0::", 0) == 0) path = line.substr(3);
-  if (path.empty()) {
-    error = "no cgroup v2 path in /proc/self/cgroup";
+  if (path.empty() || path.size() < unit.size() + 1 ||
+      path.compare(path.size() - unit.size() - 1, std::string::npos, "/" + unit) != 0) {
+    error = "not in the cgroup of " + unit + " (cgroup v2 path '" + path + "')";
     return {};
   }
   std::ifstream procs("/sys/fs/cgroup" + path + "/cgroup.procs");
@@ -69,10 +82,18 @@ bool RestartComing(const StopPostFacts& facts) {
 }
 
 int RunStopPost(std::ostream& log, int grace_seconds) {
+  // Only as smsupd's own ExecStopPost=: anywhere else the cgroup is someone
+  // else's (a login session, a shell's service), never to be emptied.
+  const std::string unit = SmsupdUnit();
+  if (unit.empty() || std::getenv("SERVICE_RESULT") == nullptr) {
+    log << "smsupd --stop-post: only the ExecStopPost= of smsupd.service or smsupd@NAME.service "
+           "runs this; nothing done\n";
+    return 0;
+  }
   StopPostFacts facts{SystemdJobType(), Env("SERVICE_RESULT"), Env("EXIT_CODE"),
                       Env("EXIT_STATUS")};
   std::string error;
-  std::vector<pid_t> left = OthersInMyCgroup(error);
+  std::vector<pid_t> left = OthersInMyCgroup(unit, error);
   if (!error.empty()) {
     log << "SMSUPD_STOP_POST " << error << ": nothing stopped\n";
     return 0;
