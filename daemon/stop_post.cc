@@ -98,10 +98,20 @@ int RunStopPost(std::ostream& log, int grace_seconds) {
     log << "SMSUPD_STOP_POST " << error << ": nothing stopped\n";
     return 0;
   }
+  if (left.empty()) return 0;
+  // A stop asked for while systemd handled smsupd's end (`kill -9` and
+  // `systemctl stop` together) forbids the restart: watch the job for a
+  // second before leaving OpenSM to a next smsupd that would never come.
+  // The restart waits that long; OpenSM runs on meanwhile.
+  // (A restart job is the operator's `systemctl restart`: nothing to watch.)
+  const bool automatic = facts.job.empty() || facts.job == "start";
+  for (int look = 0; automatic && look < 10 && RestartComing(facts); ++look) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // polling systemd's job
+    facts.job = SystemdJobType();
+  }
   const std::string why = "result " + (facts.service_result.empty() ? "?" : facts.service_result) +
                           (facts.exit_status.empty() ? "" : " (" + facts.exit_status + ")") +
                           (facts.job.empty() ? "" : ", job " + facts.job);
-  if (left.empty()) return 0;
   if (RestartComing(facts)) {
     for (pid_t pid : left)
       log << "SMSUPD_STOP_POST " << why << ": smsupd is started again; pid " << pid << " ("
