@@ -16,6 +16,7 @@
 #include <cctype>
 #include <chrono>
 #include <cinttypes>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -88,6 +89,13 @@ class AnsibleRoleTest : public FabricTest {
          << "          ansible_connection: local\n"
          << "          ansible_become: false\n"
          << "          ansible_python_interpreter: /usr/bin/python3\n"
+         // The machine's own packages and units stay as they are: the
+         // package, the opensm.service mask and the unit's enablement are
+         // tested in a throw-away Debian tree (tests/packaging).
+         << "          smsupd_install_package: false\n"
+         << "          smsupd_mask_opensm: false\n"
+         << "          smsupd_enable: false\n"
+         << "          smsupd_start: false\n"
          << "          smsupd_config_path: " << node().config_path() << "\n"
          << "          smsupd_node: " << config.node << "\n"
          << "          smsupd_role: master\n"
@@ -367,24 +375,46 @@ TEST_F(AnsibleRoleTest, KeysAreWrittenRootOnlyAndNeverShown) {
   EXPECT_TRUE(again.Succeeded()) << again.output;
   EXPECT_EQ(again.Changed(), 0) << again.output;
 
-  // A new M_Key alone: the plan of the text cannot see it, the role applies it.
+  // A new M_Key alone: the plan of the text cannot see it, the role applies
+  // it (two changes: the key file, written by its no_log task, and the apply).
   WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kNewMKey));
   PlaybookRun rotate = RunPlaybook({"--diff", "-v"}, "keys-rotate.log");
   ASSERT_TRUE(rotate.Succeeded()) << rotate.output;
-  EXPECT_EQ(rotate.Changed(), 1) << rotate.output;
+  EXPECT_EQ(rotate.Changed(), 2) << rotate.output;
+  EXPECT_TRUE(rotate.Says("key file " + prefix + "m_key: new key (root, 0600; not shown)")) << rotate.output;
+  EXPECT_EQ(ModeAndOwner(prefix + "m_key"), "600 0:0");
+  EXPECT_EQ(ModeAndOwner(prefix + "m_key.smsupd-previous"), "") << "the previous key was left behind";
   EXPECT_EQ(KeyShown(rotate.output, keys), "");
   conf = ReadWholeFile(node().StatePath("opensm.conf"));
   ASSERT_TRUE(conf.ok());
   EXPECT_NE(conf->find(Hex(kNewMKey)), std::string::npos) << "the new M_Key was not applied";
 
-  // A key in smsupd.yaml: refused, unshown, nothing changes.
+  // A key in smsupd.yaml, with another M_Key: refused, unshown, nothing
+  // changes; the M_Key file written before the refusal is put back.
   const std::string file_before = ConfigFile();
-  WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kNewMKey),
+  WriteInventory(DefaultPartition() + TenantPartition(), key_vars(kMKey),
                  "sa_key: \"" + Hex(kInlineKey) + "\"");
   PlaybookRun inline_key = RunPlaybook({"--diff", "-v"}, "keys-inline.log");
   EXPECT_FALSE(inline_key.Succeeded()) << inline_key.output;
   EXPECT_TRUE(inline_key.Says("'sa_key' is a key, and smsupd.yaml holds no key")) << inline_key.output;
   EXPECT_EQ(KeyShown(inline_key.output, keys), "");
+  EXPECT_EQ(ConfigFile(), file_before);
+  m_key_file = ReadWholeFile(prefix + "m_key");
+  EXPECT_TRUE(m_key_file.ok() && *m_key_file == Hex(kNewMKey) + "\n") << "the previous M_Key was not put back";
+  EXPECT_EQ(ModeAndOwner(prefix + "m_key"), "600 0:0");
+  EXPECT_EQ(ModeAndOwner(prefix + "m_key.smsupd-previous"), "");
+
+  // A malformed key: refused by name, the value not shown, nothing written.
+  const std::string malformed = "0x5ec2e7-not-a-key";
+  WriteInventory(DefaultPartition() + TenantPartition(),
+                 "          smsupd_key_file_prefix: " + prefix + "\n          smsupd_sm_key: \"" + malformed + "\"\n");
+  PlaybookRun bad_key = RunPlaybook({"--diff", "-vvv"}, "keys-malformed.log");
+  EXPECT_FALSE(bad_key.Succeeded()) << bad_key.output;
+  EXPECT_TRUE(bad_key.Says("sm_key is not a 64-bit key")) << bad_key.output;
+  EXPECT_FALSE(bad_key.Says("not-a-key")) << "the malformed key is shown:\n" << bad_key.output;
+  EXPECT_EQ(KeyShown(bad_key.output, keys), "");
+  Result<std::string> sm_key_file = ReadWholeFile(prefix + "sm_key");
+  EXPECT_TRUE(sm_key_file.ok() && *sm_key_file == Hex(kSmKey) + "\n");
   EXPECT_EQ(ConfigFile(), file_before);
 }
 
@@ -420,6 +450,61 @@ TEST_F(AnsibleRoleTest, BashCompletionOffersTheDaemonsGenerationsAndSms) {
   std::getline(lines, guids);
   EXPECT_EQ(generations, "1 2") << *output;
   EXPECT_NE(guids.find(FormatGuid(node().port_guid())), std::string::npos) << *output;
+}
+
+// meta/argument_specs.yml: a value of the wrong type or outside its
+// choices fails the play at its first task, naming the variable and what
+// is valid, before anything is installed or written. No fabric: the role
+// never gets as far as smctl (and every step that could touch this machine
+// is turned off, should the check ever let a value through).
+TEST(AnsibleRoleArguments, ABadVariableFailsThePlayBeforeAnyTask) {
+  char dir_template[] = "/tmp/smsupd-ansible-args.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string inventory =
+      "all:\n  hosts:\n    sm-a:\n"
+      "      ansible_connection: local\n"
+      "      ansible_become: false\n"
+      "      ansible_python_interpreter: /usr/bin/python3\n"
+      "      smsupd_install_package: false\n"
+      "      smsupd_mask_opensm: false\n"
+      "      smsupd_enable: false\n"
+      "      smsupd_smctl: /bin/false\n"
+      "      smsupd_config_path: " + dir + "/smsupd.yaml\n"
+      "      smsupd_role: primary\n"
+      "      smsupd_start: perhaps\n"
+      "      smsupd_sm_key: \"0x5ec2e7000000b001\"\n";
+  const std::string playbook = "- name: The role with bad variables\n  hosts: all\n  gather_facts: false\n"
+                               "  roles:\n    - smsupd\n";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/inventory.yml", inventory, 0644).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/play.yml", playbook, 0644).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/ansible.cfg", "[defaults]\n", 0644).ok());
+  ChildSpec spec;
+  spec.argv = {"ansible-playbook", "-v", "-i", dir + "/inventory.yml", dir + "/play.yml"};
+  spec.env = {{"ANSIBLE_ROLES_PATH", SMSUPD_SOURCE_DIR "/contrib/ansible/roles"},
+              {"ANSIBLE_CONFIG", dir + "/ansible.cfg"},
+              {"ANSIBLE_HOME", dir + "/home"},
+              {"ANSIBLE_LOCAL_TEMP", dir + "/home/tmp"},
+              {"ANSIBLE_NOCOLOR", "1"},
+              {"HOME", dir + "/home"},
+              {"PYTHONDONTWRITEBYTECODE", "1"}};
+  spec.unset_env = {"LD_PRELOAD"};
+  spec.output_path = dir + "/play.log";
+  Result<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(spec);
+  ASSERT_TRUE(child.ok()) << child.error().message;
+  Result<ExitStatus> exited = (*child)->Wait(kPlaybookDeadline);
+  ASSERT_TRUE(exited.ok());
+  Result<std::string> output = ReadWholeFile(dir + "/play.log");
+  ASSERT_TRUE(output.ok());
+  const std::string& text = *output;
+  EXPECT_NE(exited->code, 0) << text;
+  EXPECT_NE(text.find("Validating arguments against arg spec 'main'"), std::string::npos) << text;
+  EXPECT_NE(text.find("smsupd_role must be one of: master, standby, got: primary"), std::string::npos) << text;
+  EXPECT_NE(text.find("smsupd_start"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TASK [smsupd : Install the smsupd package]"), std::string::npos) << "a task ran:\n" << text;
+  EXPECT_EQ(text.find("5ec2e7000000b001"), std::string::npos) << "the key is shown:\n" << text;
+  EXPECT_EQ(ModeAndOwner(dir + "/smsupd.yaml"), "") << "the config was written";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,14 +4,19 @@
 # brings exactly what the package declares; files, owners and modes;
 # smsupd --version and --check of the shipped config; man pages; the units
 # through systemd-analyze verify; nothing enabled; an upgrade over itself
-# keeps an edited conffile; purge leaves only what Debian policy keeps (the
-# system group).
-#   deb_package_test.sh DEB_DIR TREE   (DEB_DIR holds the one smsupd_*.deb)
+# keeps an edited conffile; postinst warns on stderr about an enabled
+# opensm@ instance; purge leaves only what Debian policy keeps (the system
+# group). Then the Ansible role of smsupd-ansible, run inside the tree,
+# installs the .deb, masks opensm.service, writes the SM_Key file and
+# enables the unit, showing the key nowhere.
+#   deb_package_test.sh DEB_DIR TREE   (DEB_DIR holds smsupd_*.deb and smsupd-ansible_*.deb)
 set -euo pipefail
 deb=$(echo "$1"/smsupd_*.deb)
+ansible_deb=$(echo "$1"/smsupd-ansible_*.deb)
 base=$2
 source "$(dirname "$0")/lib.sh"
 [ -f "$deb" ] || { echo "no .deb in $1"; exit 1; }
+[ -f "$ansible_deb" ] || { echo "no smsupd-ansible .deb in $1"; exit 1; }
 
 step "the control file and maintainer scripts of $(basename "$deb")"
 depends=$(dpkg-deb -f "$deb" Depends)
@@ -120,6 +125,20 @@ in_tree "$dir" sh -c '[ "$(readlink /etc/systemd/system/opensm.service)" = /dev/
   { echo "FAIL reinstalling opensm unmasked opensm.service"; exit 1; }
 echo "ok   opensm.service stays masked"
 
+step "postinst warns on stderr about an enabled opensm@ instance"
+grep -F "WARNING: opensm" "$dir/upgrade.log" && { echo "FAIL a warning with no opensm unit enabled"; exit 1; }
+instance=opensm@0x0002c90300a1b2c3.service  # opensm.service names its instances by port GUID
+in_tree "$dir" sh -c "mkdir -p /etc/systemd/system/multi-user.target.wants &&
+  ln -s /lib/systemd/system/opensm@.service /etc/systemd/system/multi-user.target.wants/$instance &&
+  dpkg -i /root/smsupd.deb >/root/warn.out 2>/root/warn.err" || { cat "$dir"/root/root/warn.*; exit 1; }
+sed 's/^/   /' "$dir/root/root/warn.err"
+grep -qF "smsupd: WARNING: $instance is enabled" "$dir/root/root/warn.err" &&
+  grep -qF "systemctl disable --now $instance" "$dir/root/root/warn.err" ||
+  { echo "FAIL no warning on stderr about $instance"; cat "$dir"/root/root/warn.*; exit 1; }
+grep -qF "$instance" "$dir/root/root/warn.out" && { echo "FAIL the warning went to stdout"; exit 1; }
+in_tree "$dir" rm "/etc/systemd/system/multi-user.target.wants/$instance"
+echo "ok   $instance named on stderr with the command that ends it"
+
 step "dpkg --purge, after the operator enabled a unit and the daemon left state"
 in_tree "$dir" sh -c 'systemctl enable smsupd.service >/dev/null 2>&1 &&
   mkdir -p /var/lib/smsupd/generations/1 /var/lib/smsupd-fabric-b /var/log/smsupd-fabric-b &&
@@ -150,4 +169,75 @@ getent group smsupd >/dev/null || fail "the group smsupd was removed (Debian pol
 exit $failed
 CHECK
 in_tree "$dir" bash /root/check-purged.sh
+
+# The role on a node without smsupd (the purged tree), connection local:
+# Debian's ansible-core in the tree, the role from smsupd-ansible, the .deb
+# as smsupd_package_deb. The tree is not booted: the unit is enabled, not
+# started (the role starts it only where systemd runs).
+step "the Ansible role of smsupd-ansible in the tree"
+in_tree "$dir" apt-get install -y -qq --no-install-recommends ansible-core python3-apt \
+  >"$dir/ansible-apt.log" 2>&1 || { tail -20 "$dir/ansible-apt.log"; exit 1; }
+cp "$ansible_deb" "$dir/root/root/smsupd-ansible.deb"
+in_tree "$dir" dpkg -i /root/smsupd-ansible.deb >"$dir/ansible-deb.log" 2>&1 || { cat "$dir/ansible-deb.log"; exit 1; }
+sm_key=0x5ec2e7000000c0de
+mkdir -p "$dir/root/root/play"
+cat >"$dir/root/root/play/inventory.yml" <<INVENTORY
+all:
+  hosts:
+    sm-a:
+      ansible_connection: local
+      ansible_python_interpreter: /usr/bin/python3
+      smsupd_package_deb: /root/smsupd.deb
+      smsupd_sm_key: "$sm_key"
+INVENTORY
+cat >"$dir/root/root/play/play.yml" <<'PLAY'
+- name: The role as the package installs it
+  hosts: all
+  gather_facts: false
+  roles:
+    - smsupd
+PLAY
+printf '[defaults]\n' >"$dir/root/root/play/ansible.cfg"
+play() {  # LOG: one run, -v; prints the recap
+  in_tree "$dir" sh -c "cd /root/play && ANSIBLE_CONFIG=/root/play/ansible.cfg ANSIBLE_NOCOLOR=1 \
+    ansible-playbook -v -i inventory.yml play.yml >/root/play/$1 2>&1" ||
+    { cat "$dir/root/root/play/$1"; echo "FAIL the role failed"; exit 1; }
+  grep -A1 '^PLAY RECAP' "$dir/root/root/play/$1" | tail -1 | sed 's/^/   /'
+}
+changed() { grep -A1 '^PLAY RECAP' "$dir/root/root/play/$1" | tail -1 | sed -E 's/.*changed=([0-9]+).*/\1/'; }
+play first.log
+cat >"$dir/root/root/check-role.sh" <<CHECK
+#!/bin/bash
+set -u
+failed=0
+fail() { echo "FAIL \$*"; failed=1; }
+ok() { echo "ok   \$*"; }
+[ "\$(dpkg-query -W -f='\${Status}' smsupd)" = "install ok installed" ] && ok "smsupd installed from the .deb" ||
+  fail "smsupd not installed"
+[ "\$(readlink /etc/systemd/system/opensm.service)" = /dev/null ] && ok "opensm.service masked" ||
+  fail "opensm.service not masked"
+mode=\$(stat -c '%a %U:%G' /etc/smsupd/smsupd.sm_key 2>&1)
+[ "\$mode" = "600 root:root" ] && ok "/etc/smsupd/smsupd.sm_key \$mode" || fail "/etc/smsupd/smsupd.sm_key: \$mode"
+[ "\$(cat /etc/smsupd/smsupd.sm_key)" = "$sm_key" ] && ok "the key file holds the SM_Key" || fail "the key file holds another key"
+grep -qx '  sm_key_file: "/etc/smsupd/smsupd.sm_key"' /etc/smsupd/smsupd.yaml && ok "smsupd.yaml names the key file" ||
+  fail "smsupd.yaml does not name the key file: \$(cat /etc/smsupd/smsupd.yaml)"
+grep -qi "${sm_key#0x}" /etc/smsupd/smsupd.yaml && fail "smsupd.yaml holds the key"
+[ "\$(systemctl is-enabled smsupd.service)" = enabled ] && ok "smsupd.service enabled" || fail "smsupd.service not enabled"
+ls /etc/smsupd/*.smsupd-previous 2>/dev/null && fail "a previous key file was left behind"
+exit \$failed
+CHECK
+in_tree "$dir" bash /root/check-role.sh
+# The key in any form: its hex digits without leading zeros (either case) or decimal.
+key_forms=("${sm_key#0x}" "$(tr a-f A-F <<<"${sm_key#0x}")" "$((sm_key))")
+for form in "${key_forms[@]}"; do
+  grep -qF -- "$form" "$dir/root/root/play/first.log" && { echo "FAIL the output shows the SM_Key ($form)"; exit 1; }
+done
+echo "ok   the SM_Key is not in the output of ansible-playbook -v"
+in_tree "$dir" systemctl unmask opensm.service >/dev/null 2>&1
+play again.log
+[ "$(changed again.log)" = 1 ] && [ "$(readlink "$dir/root/etc/systemd/system/opensm.service")" = /dev/null ] ||
+  { cat "$dir/root/root/play/again.log"; echo "FAIL the role did not mask opensm.service again (only)"; exit 1; }
+play third.log
+[ "$(changed third.log)" = 0 ] || { cat "$dir/root/root/play/third.log"; echo "FAIL a third run changed something"; exit 1; }
+echo "ok   an unmasked opensm.service is masked again; a third run changes nothing"
 step "done"

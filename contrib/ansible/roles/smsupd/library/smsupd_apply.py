@@ -1,26 +1,25 @@
 #!/usr/bin/python3
-# smsupd_apply: puts a rendered smsupd.yaml and its key files in place and
-# applies them through smctl, the way an operator does: `smctl validate`,
+# smsupd_apply: puts a rendered smsupd.yaml in place and applies it, with
+# the key files smsupd_key_files wrote before, through smctl, the way an operator does: `smctl validate`,
 # `smctl plan --exit-code`, then `smctl reload --wait`. Read the role's
 # README first.
 
 DOCUMENTATION = r"""
 module: smsupd_apply
-short_description: Apply an smsupd.yaml and its key files through smctl (validate, plan, reload --wait)
+short_description: Apply an smsupd.yaml and new key files through smctl (validate, plan, reload --wait)
 description:
   - Validates I(src) offline and asks the daemon what it would change
     (C(smctl plan --exit-code)); in check mode it stops there and reports the
     change, with the file diff and the plan in diff mode.
-  - Writes each key given (I(sm_key), I(m_key), I(sa_key)) to its key file,
-    root-owned, mode 0600, when its content differs. A key is never shown:
-    not in the result, not in a diff, not in a message (the options are
-    no_log); a key file that changes is named, its content never.
+  - The key files that smsupd_key_files wrote (I(key_files_changed), paths
+    only: this module never sees a key) are a change too, named in the diff
+    and applied; their content is never read.
   - Otherwise installs I(src) as I(dest) and, when the plan or a key file
     changes anything, applies it with C(smctl reload --wait); the daemon
     verifies the P_Key tables on the fabric and rolls a failed change back
     itself.
   - A failed reload (rolled back, or refused) puts the previous I(dest) and
-    key files back and fails with smctl's message, so the files and the
+    key files back (from C(FILE.smsupd-previous)) and fails with smctl's message, so the files and the
     running config agree.
   - When no daemon answers, the files are only installed (smsupd reads them at start).
 options:
@@ -30,24 +29,22 @@ options:
   socket: {description: smctl --socket, type: str}
   instance: {description: smctl -i (smsupd@NAME.service), type: str}
   timeout: {description: seconds for the verification (smctl reload --timeout), type: float}
-  sm_key: {description: the SM_Key (a number, or 0x + 1 to 16 hex digits) for sm_key_file, type: raw}
-  m_key: {description: the M_Key for m_key_file, type: raw}
-  sa_key: {description: the SA_Key for sa_key_file, type: raw}
-  sm_key_file: {description: where sm_key is written (sm.sm_key_file of src), type: path}
-  m_key_file: {description: where m_key is written (sm.m_key_file of src), type: path}
-  sa_key_file: {description: where sa_key is written (sm.sa_key_file of src), type: path}
+  key_files_changed: {description: key files smsupd_key_files wrote (or would write in check mode), type: list, elements: path}
+  key_files_created: {description: those of them that did not exist before, type: list, elements: path}
+  sm_key_file: {description: sm.sm_key_file of src, type: path}
+  m_key_file: {description: sm.m_key_file of src, type: path}
+  sa_key_file: {description: sm.sa_key_file of src, type: path}
 """
 
 import json
 import os
-import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
 UNREACHABLE = 3  # smctl: no daemon answers
 KEYS = ("sm_key", "m_key", "sa_key")
-HEX_KEY = re.compile(r"^0[xX][0-9a-fA-F]{1,16}$")
+PREVIOUS = ".smsupd-previous"  # smsupd_key_files keeps a changed key file's previous content there
 
 
 def read(path):
@@ -68,90 +65,31 @@ def install(module, text, dest):
     module.atomic_move(scratch, dest)
 
 
-def key_content(value):
-    """The key file's text for a key given as a number or 0x-hex, else None.
-    An unquoted 0x... in YAML is a number, which templating may turn into
-    its decimal digits."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, str) and HEX_KEY.match(value.strip()):
-        number = int(value.strip(), 16)
-    elif isinstance(value, str) and value.strip().isdigit():
-        number = int(value.strip())
-    else:
-        return None
-    if number < 0 or number >= 1 << 64:
-        return None
-    return "0x%016x\n" % number
-
-
-def write_key_file(path, text):
-    """Root's, 0600 from its creation on (mkstemp), renamed into place: the
-    key is in no file anyone else may read at any moment, and an existing
-    file's looser mode is not kept."""
-    directory = os.path.dirname(path) or "."
-    fd, scratch = tempfile.mkstemp(dir=directory, prefix=".smsupd-key.")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            os.fchown(handle.fileno(), 0, 0)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.rename(scratch, path)
-    except BaseException:
-        os.unlink(scratch)
-        raise
-
-
-def restore_key_files(previous):
-    for path, text in previous.items():
-        if text is None:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
-        else:
-            write_key_file(path, text)
-
-
-def wanted_keys(module):
-    """{key file: content} for each key given; fails (naming the option,
-    never the value) on a malformed key or a key without its file."""
-    wanted = {}
-    for name in KEYS:
-        value = module.params[name]
-        if value is None or (isinstance(value, str) and not value.strip()):
-            continue
-        path = module.params[name + "_file"]
-        if not path:
-            module.fail_json(msg="%s is given but %s_file is not: where would it be written?" % (name, name))
-        text = key_content(value)
-        if text is None:
-            module.fail_json(msg="%s is not a 64-bit key: give a number or 0x followed by 1 to 16 hex digits" % name)
-        wanted[path] = text
-    return wanted
-
-
-def changed_keys(wanted):
-    """{key file: its content now (None: absent)} for each key file to write."""
-    changed = {}
-    for path, text in wanted.items():
+def restore_key_files(changed, created):
+    """Puts back each key file smsupd_key_files changed: the previous
+    content it kept, or no file where there was none."""
+    for path in changed:
         try:
-            with open(path, encoding="ascii", errors="replace") as handle:
-                now = handle.read()
+            if path in created:
+                os.unlink(path)
+            else:
+                os.rename(path + PREVIOUS, path)
         except FileNotFoundError:
-            now = None
-        if now != text:
-            changed[path] = now
-    return changed
+            pass
+
+
+def drop_previous(changed):
+    for path in changed:
+        try:
+            os.unlink(path + PREVIOUS)
+        except FileNotFoundError:
+            pass
 
 
 def validate(run, src, pending):
-    """smctl validate --json; the errors about a key file this run writes
-    are left out (it is written only after). (rc, text) like smctl's."""
+    """smctl validate --json; in check mode the errors about a key file the
+    run would write are left out (it is not written). (rc, text) like
+    smctl's."""
     rc, out = run("validate", src, "--json")
     try:
         document = json.loads(out.splitlines()[-1]) if out else None
@@ -176,9 +114,8 @@ def main():
             socket=dict(type="str"),
             instance=dict(type="str"),
             timeout=dict(type="float"),
-            sm_key=dict(type="raw", no_log=True),
-            m_key=dict(type="raw", no_log=True),
-            sa_key=dict(type="raw", no_log=True),
+            key_files_changed=dict(type="list", elements="path", default=[]),
+            key_files_created=dict(type="list", elements="path", default=[]),
             sm_key_file=dict(type="path", no_log=False),
             m_key_file=dict(type="path", no_log=False),
             sa_key_file=dict(type="path", no_log=False),
@@ -197,11 +134,14 @@ def main():
         rc, out, err = module.run_command(smctl + list(args))
         return rc, (out + err).strip()
 
-    wanted = wanted_keys(module)
-    keys_before = changed_keys(wanted)  # the key files this run writes, as they are now
-    pending = [(name, params[name + "_file"]) for name in KEYS if params[name + "_file"] in keys_before]
+    keys_changed = sorted(params["key_files_changed"])
+    keys_created = params["key_files_created"]
+    pending = [(name, params[name + "_file"]) for name in KEYS
+               if module.check_mode and params[name + "_file"] in keys_changed]
     rc, text = validate(run, params["src"], pending)
     if rc != 0:
+        if not module.check_mode:
+            restore_key_files(keys_changed, keys_created)
         module.fail_json(msg="smctl validate: " + text, rc=rc)
 
     new = read(params["src"])
@@ -210,9 +150,10 @@ def main():
     rc, plan = run("plan", params["src"], "--exit-code")
     reachable = rc != UNREACHABLE
     if reachable and rc not in (0, 1):
+        if not module.check_mode:
+            restore_key_files(keys_changed, keys_created)
         module.fail_json(msg="smctl plan: " + plan, rc=rc)
     plan_changes = reachable and rc == 1
-    keys_changed = sorted(keys_before)
 
     diff = []
     if file_changed:
@@ -230,27 +171,16 @@ def main():
     if module.check_mode or not result["changed"]:
         module.exit_json(**result)
 
-    written = {}  # key file -> its content before this run
     installed = False
 
     def undo(msg, **fields):
-        restore_key_files(written)
+        restore_key_files(keys_changed, keys_created)
         if installed and old is None:
             os.unlink(params["dest"])
         elif installed:
             install(module, old, params["dest"])
         module.fail_json(msg=msg, restored=params["dest"], **fields)
 
-    for path in keys_changed:
-        try:
-            write_key_file(path, wanted[path])
-        except OSError as error:
-            undo("cannot write key file %s: %s" % (path, error.strerror))
-        written[path] = keys_before[path]
-    if keys_changed:
-        rc, text = run("validate", params["src"])
-        if rc != 0:
-            undo("smctl validate: " + text, rc=rc)
     if file_changed:
         install(module, new, params["dest"])
         installed = True
@@ -263,6 +193,7 @@ def main():
             undo("smctl reload: " + text, rc=rc, plan=plan)
         result["applied"] = True
         result["reload"] = text
+    drop_previous(keys_changed)
     module.exit_json(**result)
 
 
