@@ -83,6 +83,19 @@ void OpenSmController::WatchLog() {
   log_watcher_->Start();
 }
 
+void OpenSmController::ReopenLog() {
+  pid_t pid = supervisor_.Snapshot().pid;
+  Result<bool> sent = supervisor_.ReopenLog();
+  if (!sent)
+    spdlog::info("OPENSM_LOG_REOPEN not sent: {}; OpenSM opens {} when it starts", sent.error().message,
+                 LogPath());
+  else if (*sent)
+    spdlog::info("OPENSM_LOG_REOPEN OpenSM (pid {}) reopens {} (SIGUSR1)", pid, LogPath());
+  else
+    spdlog::info("OPENSM_LOG_REOPEN not sent: OpenSM (pid {}) is starting and opens {} itself", pid,
+                 LogPath());
+}
+
 bool OpenSmController::Adopt() {
   if (!supervisor_.Adopt()) return false;
   has_run_ = true;

@@ -57,6 +57,10 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
 
   // Starts tailing OpenSM's log (sm.opensm.log_file, else <state_dir>/opensm.log).
   void WatchLog();
+  // After logrotate renamed OpenSM's log: SIGUSR1 to the supervised OpenSM,
+  // when it can take it (OpenSmSupervisor::ReopenLog). Logged either way
+  // (OPENSM_LOG_REOPEN); the log watcher follows the rename by itself.
+  void ReopenLog();
   // Adopts a running OpenSM of ours (smsupd restarted); true when one is
   // now supervised (hooks.running has been called).
   bool Adopt();

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -30,7 +32,20 @@ Result<double> SystemUptimeSeconds(const std::string& root) {
   return std::strtod(text->c_str(), nullptr);
 }
 
+// The hex mask after "NAME:\t" in /proc/<pid>/status; 0 when absent.
+std::uint64_t StatusMask(const std::string& status, std::string_view name) {
+  std::size_t at = status.find("\n" + std::string(name) + ":");
+  if (at == std::string::npos) return 0;
+  return std::strtoull(status.c_str() + at + name.size() + 2, nullptr, 16);
+}
+
 }  // namespace
+
+bool ProcessFacts::Survives(int signal) const {
+  if (signal < 1 || signal > 64) return false;
+  std::uint64_t bit = std::uint64_t{1} << (signal - 1);
+  return (signals_caught & bit) != 0 || (signals_blocked & bit) != 0;
+}
 
 Result<ProcessFacts> ProcFsProcessTable::Inspect(pid_t pid) const {
   std::string dir = root_ + "/" + std::to_string(pid);
@@ -55,6 +70,10 @@ Result<ProcessFacts> ProcFsProcessTable::Inspect(pid_t pid) const {
     } else {
       arg += c;
     }
+  }
+  if (auto status = ReadWholeFile(dir + "/status")) {
+    facts.signals_caught = StatusMask(*status, "SigCgt");
+    facts.signals_blocked = StatusMask(*status, "SigBlk");
   }
   auto uptime = SystemUptimeSeconds(root_);
   if (uptime) {

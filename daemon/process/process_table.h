@@ -18,6 +18,15 @@ struct ProcessFacts {
   std::vector<std::string> cmdline;  // argv, from /proc/<pid>/cmdline
   std::uint64_t start_ticks = 0;     // field 22 of /proc/<pid>/stat: start time since boot
   std::chrono::milliseconds age{0};  // how long it has been running
+  // SigCgt and SigBlk of /proc/<pid>/status (bit N-1 for signal N): the
+  // signals the process has a handler for, and those its main thread blocks.
+  std::uint64_t signals_caught = 0;
+  std::uint64_t signals_blocked = 0;
+
+  // True when `signal` cannot kill the process by its default action: a
+  // handler is installed, or the signal is blocked (it waits, pending, for
+  // the handler the process installs before unblocking it).
+  bool Survives(int signal) const;
 };
 
 class ProcessTable {
