@@ -90,6 +90,8 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   std::string LogPath() const;
   void OnSupervisorEvent(const OpenSmEvent& event);
   void OnLogEvent(const OpenSmLogEvent& event);
+  // OPENSM_STATE_LOGGED and the event opensm-state-logged.
+  void LogStateLine(const OpenSmLogEvent& event);
   // Rewrites opensm.conf for the running config at `priority`.
   bool Rerender(int priority);
 

@@ -162,6 +162,9 @@ bool OpenSmLogWatcher::SwitchToNewFile() {
     rotated_pending_ = false;  // no new file (yet): the old one is still OpenSM's
     return false;
   }
+  if (!rotated_pending_)
+    spdlog::info("OPENSM_LOG_ROTATED {} is a new file; the old one is read until OpenSM writes the new one",
+                 path_);
   rotated_pending_ = true;
   if (now.st_size == 0) return false;  // OpenSM has not reopened yet
   DetectTruncation();
