@@ -82,6 +82,7 @@ Status Daemon::StartUp() {
   BuildParts();
   if (Status applied = applier_->ApplyAtStart(); !applied) return applied;
   opensm_->WatchLog();  // OpenSM's log watched from the start
+  opensm_->WatchForeignOpenSms();
   policy::PolicyConfig policy = MakePolicyConfig(running_.config, running_.port_guid);
   if (std::string unusable = policy::CheckPolicyConfig(policy); !unusable.empty())
     return Error{"failover settings: " + unusable};

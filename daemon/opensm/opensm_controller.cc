@@ -53,7 +53,10 @@ OpenSmController::OpenSmController(boost::asio::io_context& io, ProcessLauncher&
                                    Reporter& reporter, SupervisorTuning tuning, OpenSmHooks hooks)
     : io_(io), running_(running), worker_(worker), reporter_(reporter), hooks_(std::move(hooks)),
       supervisor_(io, launcher, processes, clock, SpecFor(running.config, running.port_guid),
-                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }) {
+                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }),
+      foreign_(io, processes, reporter, [this] {
+        return ForeignOpenSmWatch::Target{running_.port_guid, supervisor_.Snapshot().pid};
+      }) {
   supervisor_.SetBeforeRestart([this] {
     if (!hooks_.start_priority) return;
     const int priority = hooks_.start_priority();

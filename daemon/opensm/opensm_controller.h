@@ -18,6 +18,7 @@
 #include "daemon/apply/running_config.h"
 #include "daemon/clock.h"
 #include "daemon/fabric/mad_worker.h"
+#include "daemon/opensm/foreign_opensm.h"
 #include "daemon/opensm/opensm_control.h"
 #include "daemon/opensm/opensm_log_watcher.h"
 #include "daemon/opensm/opensm_supervisor.h"
@@ -61,6 +62,9 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   // when it can take it (OpenSmSupervisor::ReopenLog). Logged either way
   // (OPENSM_LOG_REOPEN); the log watcher follows the rename by itself.
   void ReopenLog();
+  // Starts looking for an OpenSM smsupd does not supervise on this port
+  // (FOREIGN_OPENSM, foreign_opensm.h).
+  void WatchForeignOpenSms() { foreign_.Start(); }
   // Adopts a running OpenSM of ours (smsupd restarted); true when one is
   // now supervised (hooks.running has been called).
   bool Adopt();
@@ -105,6 +109,7 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   OpenSmHooks hooks_;
   OpenSmSupervisor supervisor_;
   std::unique_ptr<OpenSmLogWatcher> log_watcher_;
+  ForeignOpenSmWatch foreign_;
   std::optional<int> commanded_;  // the failover policy's priority
   std::optional<int> rendered_;   // sm_priority in opensm.conf now
   bool has_run_ = false;          // an OpenSM was started or adopted

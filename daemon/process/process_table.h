@@ -29,17 +29,34 @@ struct ProcessFacts {
   bool Survives(int signal) const;
 };
 
+// A process found by its name, and its argv.
+struct NamedProcess {
+  pid_t pid = 0;
+  std::vector<std::string> cmdline;
+};
+
 class ProcessTable {
  public:
   virtual ~ProcessTable() = default;
   // Error if no such process exists (or it cannot be inspected).
   virtual Result<ProcessFacts> Inspect(pid_t pid) const = 0;
+  // The processes whose name (/proc/<pid>/comm: the executable's or
+  // script's file name, cut to 15 bytes) is `name`, looking at no more than
+  // kMaxProcessesScanned processes; none by default.
+  virtual std::vector<NamedProcess> FindByName(const std::string& /*name*/) const { return {}; }
+
+  // A node runs a few hundred processes; the scan stops here whatever
+  // /proc holds.
+  static constexpr std::size_t kMaxProcessesScanned = 32768;
+  // At most this much of each found process's command line is read.
+  static constexpr std::size_t kMaxCmdlineBytes = 64 << 10;
 };
 
 class ProcFsProcessTable : public ProcessTable {
  public:
   explicit ProcFsProcessTable(std::string proc_root = "/proc") : root_(std::move(proc_root)) {}
   Result<ProcessFacts> Inspect(pid_t pid) const override;
+  std::vector<NamedProcess> FindByName(const std::string& name) const override;
 
  private:
   std::string root_;
