@@ -43,11 +43,12 @@ inline constexpr char kProblemMadThreadStuck[] = "MAD_THREAD_STUCK";
 inline constexpr char kProblemOpenSmCrashLoop[] = "OPENSM_CRASH_LOOP";
 inline constexpr char kProblemOpenSmStartFailed[] = "OPENSM_START_FAILED";
 inline constexpr char kProblemLocalPortUnreadable[] = "LOCAL_PORT_UNREADABLE";
+inline constexpr char kProblemForeignOpenSm[] = "FOREIGN_OPENSM";
 // Raised by the config apply pipeline.
 inline constexpr char kProblemRestartNeeded[] = "RESTART_NEEDED";
 inline constexpr char kProblemPKeyDrift[] = "PKEY_DRIFT";
 
-inline constexpr std::array<ProblemInfo, 17> kProblems = {{
+inline constexpr std::array<ProblemInfo, 18> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -63,6 +64,7 @@ inline constexpr std::array<ProblemInfo, 17> kProblems = {{
     {kProblemOpenSmCrashLoop, Severity::kCritical, "the local OpenSM keeps exiting"},
     {kProblemOpenSmStartFailed, Severity::kCritical, "the local OpenSM cannot be started"},
     {kProblemLocalPortUnreadable, Severity::kWarning, "the local port cannot be read over MADs"},
+    {kProblemForeignOpenSm, Severity::kCritical, "an OpenSM smsupd does not supervise runs on its port"},
     {kProblemRestartNeeded, Severity::kWarning, "startup-only OpenSM options wait for a restart"},
     {kProblemPKeyDrift, Severity::kWarning, "the fabric's P_Keys differ from this node's config"},
 }};

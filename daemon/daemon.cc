@@ -15,7 +15,10 @@ namespace smsupd {
 
 Daemon::Daemon(DaemonOptions options, Notifier& notifier)
     : options_(std::move(options)), notifier_(notifier), signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      watchdog_timer_(io_), stop_timer_(io_), launcher_(io_), status_(running_, notifier) {}
+      watchdog_timer_(io_), stop_timer_(io_), launcher_(io_), status_(running_, notifier) {
+  // From here on SIGUSR1 (logrotate's postrotate) can no longer kill smsupd.
+  signals_.add(SIGUSR1);
+}
 
 Daemon::~Daemon() = default;
 
@@ -85,6 +88,7 @@ Status Daemon::StartUp() {
   BuildParts();
   if (Status applied = applier_->ApplyAtStart(); !applied) return applied;
   opensm_->WatchLog();  // OpenSM's log watched from the start
+  opensm_->WatchForeignOpenSms();
   policy::PolicyConfig policy = MakePolicyConfig(running_.config, running_.port_guid);
   if (std::string unusable = policy::CheckPolicyConfig(policy); !unusable.empty())
     return Error{"failover settings: " + unusable};
@@ -309,6 +313,8 @@ void Daemon::WaitForSignals() {
     if (signal == SIGHUP) {
       spdlog::info("SIGNAL_HUP reloading {}", options_.config_path);
       if (!stopping_) applier_->Reload();
+    } else if (signal == SIGUSR1) {
+      if (opensm_) opensm_->ReopenLog();  // OPENSM_LOG_REOPEN
     } else if (!stopping_) {
       spdlog::info("SIGNAL_STOP {} received: stopping OpenSM and exiting", ::strsignal(signal));
       Shutdown();

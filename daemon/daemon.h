@@ -18,7 +18,8 @@
 // port GUID (waited for: PORT_WAITING) -> files rendered -> OpenSM adopted, or started by the failover
 // policy once it has seen the subnet -> READY=1. Nothing after OpenSM's
 // start can fail, so a failed start never leaves an OpenSM behind.
-// SIGHUP: the applier reloads. SIGTERM/SIGINT: the failover controller hands
+// SIGHUP: the applier reloads. SIGUSR1: OpenSM is asked to reopen its log
+// (logrotate; docs/systemd.md "Log rotation"). SIGTERM/SIGINT: the failover controller hands
 // over when this SM is MASTER, then OpenSM is stopped, then the daemon exits.
 // Everything runs on one io_context thread, plus the MAD thread.
 #pragma once

@@ -3,7 +3,8 @@
 # the libraries and the simulated fabric; pandoc for the man pages; dpkg-dev,
 # file and rpm for the packages; systemd (systemd-analyze), debootstrap and
 # systemd-container for the package and unit tests in a Debian tree; Debian's
-# ansible-core and ansible-lint for the Ansible role's tests.
+# ansible-core and ansible-lint for the Ansible role's tests; logrotate for
+# the test of the shipped logrotate file.
 # Idempotent: apt-get runs only when a package is missing.
 set -euo pipefail
 
@@ -15,7 +16,7 @@ packages=(
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
   clang-14 libclang-rt-14-dev
-  pandoc ansible-core ansible-lint
+  pandoc ansible-core ansible-lint logrotate
   dpkg-dev debhelper lintian devscripts fakeroot file rpm systemd debootstrap systemd-container
 )
 

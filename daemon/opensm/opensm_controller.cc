@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/control_wire.h"
 #include "common/problems.h"
 #include "common/secrets.h"
 
@@ -52,7 +53,10 @@ OpenSmController::OpenSmController(boost::asio::io_context& io, ProcessLauncher&
                                    Reporter& reporter, SupervisorTuning tuning, OpenSmHooks hooks)
     : io_(io), running_(running), worker_(worker), reporter_(reporter), hooks_(std::move(hooks)),
       supervisor_(io, launcher, processes, clock, SpecFor(running.config, running.port_guid),
-                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }) {
+                  std::move(tuning), [this](const OpenSmEvent& event) { OnSupervisorEvent(event); }),
+      foreign_(io, processes, reporter, [this] {
+        return ForeignOpenSmWatch::Target{running_.port_guid, supervisor_.Snapshot().pid};
+      }) {
   supervisor_.SetBeforeRestart([this] {
     if (!hooks_.start_priority) return;
     const int priority = hooks_.start_priority();
@@ -83,6 +87,20 @@ void OpenSmController::WatchLog() {
   log_watcher_->Start();
 }
 
+void OpenSmController::ReopenLog() {
+  pid_t pid = supervisor_.Snapshot().pid;
+  KeepLogPrivate(LogPath());  // the file OpenSM opens next exists, 0600 (a `nocreate` rotation)
+  Result<bool> sent = supervisor_.ReopenLog();
+  if (!sent)
+    spdlog::info("OPENSM_LOG_REOPEN not sent: {}; OpenSM opens {} when it starts", sent.error().message,
+                 LogPath());
+  else if (*sent)
+    spdlog::info("OPENSM_LOG_REOPEN OpenSM (pid {}) reopens {} (SIGUSR1)", pid, LogPath());
+  else
+    spdlog::info("OPENSM_LOG_REOPEN not sent: OpenSM (pid {}) is starting and opens {} itself", pid,
+                 LogPath());
+}
+
 bool OpenSmController::Adopt() {
   if (!supervisor_.Adopt()) return false;
   has_run_ = true;
@@ -106,10 +124,22 @@ void OpenSmController::OnLogEvent(const OpenSmLogEvent& event) {
     spdlog::error("OPENSM_PARTITION_CONFIG_ERROR {}", event.line);
   else if (event.kind == Kind::kSmKeyMismatch)
     spdlog::error("OPENSM_SM_KEY_MISMATCH {}", RedactSecrets(event.line));  // the peer's key
+  else if (event.kind == Kind::kEnteringMaster || event.kind == Kind::kEnteringStandby)
+    LogStateLine(event);
   else if (event.kind != Kind::kSubnetUp && event.kind != Kind::kEnteringMaster &&
            event.kind != Kind::kEnteringStandby)
     return;
   if (hooks_.on_log) hooks_.on_log(event);
+}
+
+// OpenSM's own word on its state (SYS level: always logged and flushed),
+// beside the SMInfo state smsupd reads (sm-state-changed): the two differ
+// while a sweep runs, and an operator reading events after a failover
+// sees both.
+void OpenSmController::LogStateLine(const OpenSmLogEvent& event) {
+  const char* state = event.kind == OpenSmLogEvent::Kind::kEnteringMaster ? "MASTER" : "STANDBY";
+  spdlog::info("OPENSM_STATE_LOGGED OpenSM logged entering {} state", state);
+  reporter_.AddEvent(control::kEventOpenSmStateLogged, {{"state", state}, {"line", event.line}});
 }
 
 bool OpenSmController::Rerender(int priority) {

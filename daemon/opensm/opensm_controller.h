@@ -18,6 +18,7 @@
 #include "daemon/apply/running_config.h"
 #include "daemon/clock.h"
 #include "daemon/fabric/mad_worker.h"
+#include "daemon/opensm/foreign_opensm.h"
 #include "daemon/opensm/opensm_control.h"
 #include "daemon/opensm/opensm_log_watcher.h"
 #include "daemon/opensm/opensm_supervisor.h"
@@ -57,6 +58,13 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
 
   // Starts tailing OpenSM's log (sm.opensm.log_file, else <state_dir>/opensm.log).
   void WatchLog();
+  // After logrotate renamed OpenSM's log: SIGUSR1 to the supervised OpenSM,
+  // when it can take it (OpenSmSupervisor::ReopenLog). Logged either way
+  // (OPENSM_LOG_REOPEN); the log watcher follows the rename by itself.
+  void ReopenLog();
+  // Starts looking for an OpenSM smsupd does not supervise on this port
+  // (FOREIGN_OPENSM, foreign_opensm.h).
+  void WatchForeignOpenSms() { foreign_.Start(); }
   // Adopts a running OpenSM of ours (smsupd restarted); true when one is
   // now supervised (hooks.running has been called).
   bool Adopt();
@@ -86,6 +94,8 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   std::string LogPath() const;
   void OnSupervisorEvent(const OpenSmEvent& event);
   void OnLogEvent(const OpenSmLogEvent& event);
+  // OPENSM_STATE_LOGGED and the event opensm-state-logged.
+  void LogStateLine(const OpenSmLogEvent& event);
   // Rewrites opensm.conf for the running config at `priority`.
   bool Rerender(int priority);
 
@@ -99,6 +109,7 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   OpenSmHooks hooks_;
   OpenSmSupervisor supervisor_;
   std::unique_ptr<OpenSmLogWatcher> log_watcher_;
+  ForeignOpenSmWatch foreign_;
   std::optional<int> commanded_;  // the failover policy's priority
   std::optional<int> rendered_;   // sm_priority in opensm.conf now
   bool has_run_ = false;          // an OpenSM was started or adopted

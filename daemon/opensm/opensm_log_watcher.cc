@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace smsupd {
@@ -126,7 +127,9 @@ bool OpenSmLogWatcher::OpenCurrent(bool from_end) {
   inode_ = info.st_ino;
   offset_ = from_end ? info.st_size : 0;
   partial_.clear();
+  head_.clear();
   discarding_ = false;
+  rotated_pending_ = false;
   return true;
 }
 
@@ -140,27 +143,63 @@ void OpenSmLogWatcher::PollNow() {
   if (fd_ < 0) {
     if (!OpenCurrent(/*from_end=*/false)) return;  // not there yet
   }
-  struct stat now {};
-  bool replaced = ::stat(path_.c_str(), &now) == 0 &&
-                  (now.st_ino != inode_ || now.st_dev != device_);
-  if (replaced) {
-    ReadAvailable();  // the rest of the rotated file first
-    if (!running_ || !OpenCurrent(/*from_end=*/false)) return;
+  if (SwitchToNewFile()) {
+    if (!OpenCurrent(/*from_end=*/false)) return;
+    ++rotations_;
   }
-  struct stat open_file {};
-  if (::fstat(fd_, &open_file) == 0 && open_file.st_size < offset_) {
-    offset_ = 0;  // truncated
-    partial_.clear();
-    discarding_ = false;
-  }
+  DetectTruncation();
   ReadAvailable();
+  RememberHead();
+}
+
+// The order matters: the new file is seen non-empty first, and only then
+// is the old one read to its end. OpenSM wrote its last line to the old
+// file before its first to the new one, so nothing reaches the old file
+// after that read.
+bool OpenSmLogWatcher::SwitchToNewFile() {
+  struct stat now {};
+  if (::stat(path_.c_str(), &now) != 0 || (now.st_ino == inode_ && now.st_dev == device_)) {
+    rotated_pending_ = false;  // no new file (yet): the old one is still OpenSM's
+    return false;
+  }
+  if (!rotated_pending_)
+    spdlog::info("OPENSM_LOG_ROTATED {} is a new file; the old one is read until OpenSM writes the new one",
+                 path_);
+  rotated_pending_ = true;
+  if (now.st_size == 0) return false;  // OpenSM has not reopened yet
+  DetectTruncation();
+  return ReadAvailable() && running_;  // over budget: the rest at the next poll
+}
+
+void OpenSmLogWatcher::DetectTruncation() {
+  struct stat open_file {};
+  if (fd_ < 0 || ::fstat(fd_, &open_file) != 0) return;
+  bool truncated = open_file.st_size < offset_;
+  if (!truncated && !head_.empty()) {
+    std::string now(head_.size(), '\0');
+    truncated = ::pread(fd_, now.data(), now.size(), 0) != static_cast<ssize_t>(now.size()) ||
+                now != head_;
+  }
+  if (!truncated) return;
+  offset_ = 0;
+  partial_.clear();
+  head_.clear();
+  discarding_ = false;
+}
+
+// The first bytes already passed over, compared at every poll.
+void OpenSmLogWatcher::RememberHead() {
+  if (fd_ < 0 || head_.size() >= kHeadBytes || offset_ <= static_cast<off_t>(head_.size())) return;
+  std::string head(std::min<std::size_t>(kHeadBytes, static_cast<std::size_t>(offset_)), '\0');
+  if (::pread(fd_, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()))
+    head_ = std::move(head);
 }
 
 // At most kMaxReadPerPoll bytes per call, so the event loop is never held
 // by a large log; a backlog beyond kMaxBacklog (a verbose OpenSM, a log
 // found long after it was written) is skipped, with a warning: the lines
 // acted on are about now, and verification never depends on them alone.
-void OpenSmLogWatcher::ReadAvailable() {
+bool OpenSmLogWatcher::ReadAvailable() {
   struct stat info {};
   if (fd_ >= 0 && ::fstat(fd_, &info) == 0 && info.st_size - offset_ > kMaxBacklog) {
     spdlog::warn("OPENSM_LOG_SKIPPED {} bytes of {} not read: too far behind", info.st_size - offset_,
@@ -173,14 +212,16 @@ void OpenSmLogWatcher::ReadAvailable() {
   }
   char chunk[16384];
   off_t budget = kMaxReadPerPoll;
-  while (running_ && fd_ >= 0 && budget > 0) {
+  while (running_ && fd_ >= 0) {
+    if (budget <= 0) return false;
     ssize_t n = ::pread(fd_, chunk, sizeof chunk, offset_);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) return true;
     offset_ += n;
     budget -= n;
     Consume(std::string_view(chunk, static_cast<std::size_t>(n)));
   }
+  return true;
 }
 
 // Splits `bytes` into lines. A line longer than kMaxLineBytes is dropped

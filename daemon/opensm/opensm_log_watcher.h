@@ -30,11 +30,26 @@
 // - "INITIATING HEAVY SWEEP" is only a VERBOSE message box: kHeavySweepRequested
 //   is seen only when log_flags include VERBOSE (0x04).
 //
-// Rotation and truncation: the file is re-opened when the path names a new
-// inode (logrotate's rename + create; the rest of the old file is read
-// first), and read from the start when it shrank (copytruncate, or OpenSM's
-// own log_max_size truncation). The watcher starts at the file's current
-// end; a file created after Start is read from its beginning.
+// Rotation and truncation (the shipped logrotate file renames the log and
+// sends SIGUSR1, on which OpenSM fcloses the old file and opens the path
+// again: libopensm/osm_log.c osm_log_reopen_file; docs/systemd.md "Log
+// rotation"):
+// - When the path names a new inode, the old file stays open and is read
+//   for as long as the new one is empty: OpenSM keeps writing the renamed
+//   file until it reopens (logrotate's `create` makes the new file before
+//   the signal is sent, and with no signal at all OpenSM never leaves the
+//   old file). Once the new file holds a byte, OpenSM has closed the old
+//   one (its fclose flushed the last lines first), so the old file is read
+//   to its end and only then the new one, from its beginning: no line is
+//   lost and the order is kept. A partial last line of the old file is
+//   dropped (OpenSM writes whole lines).
+// - A file that shrank, or whose first bytes changed (copytruncate followed
+//   by more writes than were read before the next poll), is read again from
+//   its start. Lines OpenSM writes between logrotate's copy and its
+//   truncation are lost to the copy, not to the watcher: the shipped file
+//   does not use copytruncate.
+// The watcher starts at the file's current end; a file created after Start
+// is read from its beginning.
 //
 // Runs on the io_context thread; polls every `interval` (no inotify: the
 // same code works on every file system and the cost is one fstat per poll).
@@ -95,17 +110,29 @@ class OpenSmLogWatcher {
   static constexpr off_t kMaxReadPerPoll = 1 << 20;
   static constexpr off_t kMaxBacklog = 16 << 20;
   static constexpr std::size_t kMaxLineBytes = 64 << 10;
+  // Bytes of the file's start remembered to see a copytruncate that the
+  // size alone does not show (OpenSM's record header is 35 bytes).
+  static constexpr std::size_t kHeadBytes = 128;
 
   std::uint64_t subnet_up_count() const { return subnet_up_count_; }
   // Bytes of an unfinished line held in memory (at most kMaxLineBytes).
   std::size_t buffered_bytes() const { return partial_.size(); }
+  // Rotations followed (a new file read after the old one was finished).
+  std::uint64_t rotations() const { return rotations_; }
+  // The path names a new file that is still empty; the old one is read.
+  bool following_rotated_file() const { return rotated_pending_; }
   const std::string& path() const { return path_; }
 
  private:
   void Arm();
   bool OpenCurrent(bool from_end);
   void CloseFile();
-  void ReadAvailable();
+  // True when the file was rotated and the new one may be read now.
+  bool SwitchToNewFile();
+  void DetectTruncation();
+  void RememberHead();
+  // Reads until the end or the poll's budget; true at the end of the file.
+  bool ReadAvailable();
   void Consume(std::string_view bytes);
   void Deliver(std::string_view line);
 
@@ -119,6 +146,9 @@ class OpenSmLogWatcher {
   ino_t inode_ = 0;
   off_t offset_ = 0;
   std::string partial_;      // bytes after the last newline
+  std::string head_;         // the file's first bytes (at most kHeadBytes)
+  bool rotated_pending_ = false;
+  std::uint64_t rotations_ = 0;
   bool discarding_ = false;  // inside an over-long (or skipped) line
   std::uint64_t subnet_up_count_ = 0;
   bool running_ = false;

@@ -315,6 +315,16 @@ Status OpenSmSupervisor::Hangup() {
   return process_->Signal(SIGHUP);
 }
 
+Result<bool> OpenSmSupervisor::ReopenLog() {
+  if (state_ != State::kRunning || !process_) return Error{"OpenSM is not running"};
+  Result<ProcessFacts> facts = processes_.Inspect(process_->pid());
+  if (!facts) return facts.error();
+  if (!facts->Survives(SIGUSR1)) return false;
+  Status sent = process_->Signal(SIGUSR1);  // through the pidfd: never a recycled pid
+  if (!sent) return Error{sent.message()};
+  return true;
+}
+
 OpenSmSnapshot OpenSmSupervisor::Snapshot() const {
   OpenSmSnapshot snapshot;
   Clock::TimePoint now = clock_.Now();

@@ -109,6 +109,15 @@ class OpenSmSupervisor {
   void Resume();
   // OpenSM re-reads its runtime options and partitions.conf on SIGHUP.
   Status Hangup();
+  // SIGUSR1: OpenSM closes its log file and opens the path again (main.c,
+  // osm_log_reopen_file), after logrotate renamed it. SIGUSR1's default
+  // action kills a process, and OpenSM installs its handler only after
+  // binding the port: the signal is sent only when /proc shows it handled
+  // or blocked (blocked from option parsing on, before the log is first
+  // opened; a pending signal then reaches the handler). An OpenSM that has
+  // neither has not opened its log yet and will open the new file anyway:
+  // false, nothing sent. An error when OpenSM is not running.
+  Result<bool> ReopenLog();
 
   OpenSmSnapshot Snapshot() const;
   const OpenSmLaunchSpec& spec() const { return spec_; }

@@ -37,9 +37,10 @@ if grep -v '^ *#' "$control"/postinst "$control"/prerm "$control"/postrm |
   echo "FAIL a maintainer script enables, starts or restarts a unit"
   exit 1
 fi
-[ "$(cat "$control/conffiles")" = /etc/smsupd/smsupd.yaml ] || { echo "FAIL conffiles: $(cat "$control/conffiles")"; exit 1; }
+[ "$(sort "$control/conffiles" | tr '\n' ' ')" = "/etc/logrotate.d/smsupd /etc/smsupd/smsupd.yaml " ] ||
+  { echo "FAIL conffiles: $(cat "$control/conffiles")"; exit 1; }
 rm -rf "$control"
-echo "ok   Depends computed; scripts enable, start and restart nothing; smsupd.yaml a conffile"
+echo "ok   Depends computed; scripts enable, start and restart nothing; smsupd.yaml and the logrotate file conffiles"
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/smsupd-deb-test.XXXXXX")
 trap 'tree_down "$dir"' EXIT
@@ -73,6 +74,7 @@ expect_mode /usr/sbin/smsupd 755 root:root
 expect_mode /usr/bin/smctl 755 root:root
 expect_mode /etc/smsupd 755 root:root
 expect_mode /etc/smsupd/smsupd.yaml 644 root:root
+expect_mode /etc/logrotate.d/smsupd 644 root:root
 expect_mode /lib/systemd/system/smsupd.service 644 root:root
 expect_mode /lib/systemd/system/smsupd@.service 644 root:root
 expect_mode /usr/lib/sysusers.d/smsupd.conf 644 root:root

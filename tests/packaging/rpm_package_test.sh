@@ -22,6 +22,7 @@ expect_file() {  # PATH MODE: present, owned by root, with that mode string
 expect_file /usr/sbin/smsupd -rwxr-xr-x
 expect_file /usr/bin/smctl -rwxr-xr-x
 expect_file /etc/smsupd/smsupd.yaml -rw-r--r--
+expect_file /etc/logrotate.d/smsupd -rw-r--r--
 expect_file /usr/lib/systemd/system/smsupd.service -rw-r--r--
 expect_file /usr/lib/systemd/system/smsupd@.service -rw-r--r--
 expect_file /usr/lib/sysusers.d/smsupd.conf -rw-r--r--
@@ -33,11 +34,12 @@ expect_file /usr/share/bash-completion/completions/smctl -rw-r--r--
 expect_file /usr/share/doc/smsupd/README.md -rw-r--r--
 expect_file /usr/share/ansible/roles/smsupd/tasks/main.yml -rw-r--r--
 # Directories of the system (/etc, /usr/lib/systemd, ...) are not the package's.
-for dir in /etc /usr/sbin /usr/lib/systemd/system /usr/share/man/man8; do
+for dir in /etc /etc/logrotate.d /usr/sbin /usr/lib/systemd/system /usr/share/man/man8; do
   rpm -qlp "$rpm" 2>/dev/null | grep -qx "$dir" && fail "the package claims $dir"
 done
 
-[ "$(rpm -qpc "$rpm" 2>/dev/null)" = /etc/smsupd/smsupd.yaml ] && ok "config: /etc/smsupd/smsupd.yaml" ||
+[ "$(rpm -qpc "$rpm" 2>/dev/null | sort | tr '\n' ' ')" = "/etc/logrotate.d/smsupd /etc/smsupd/smsupd.yaml " ] &&
+  ok "config: /etc/smsupd/smsupd.yaml /etc/logrotate.d/smsupd" ||
   fail "rpm -qpc: $(rpm -qpc "$rpm" 2>&1)"
 
 requires=$(rpm -qpR "$rpm" 2>/dev/null)

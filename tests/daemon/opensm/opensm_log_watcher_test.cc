@@ -136,6 +136,74 @@ TEST_F(LogWatcherTest, SurvivesRotationAndReadsTheRestOfTheOldFile) {
   EXPECT_EQ(watcher_->subnet_up_count(), 2u);
 }
 
+// logrotate's rename + create, then SIGUSR1: OpenSM writes the renamed file
+// until it reopens, and flushes its last lines there on the reopen itself.
+TEST_F(LogWatcherTest, FollowsTheRenamedFileUntilOpenSmWritesTheNewOne) {
+  Append(std::string(kInfo) + "\n");
+  StartWatcher();
+  watcher_->PollNow();
+  fs::rename(path_, path_ + ".1");
+  Append("");  // logrotate's `create`: a new, empty file
+  Append(std::string(kMaster) + "\n", path_ + ".1");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, std::vector<Kind>{Kind::kEnteringMaster}) << "the renamed file was left";
+  EXPECT_TRUE(watcher_->following_rotated_file());
+  Append(std::string(kSubnetUp) + "\n", path_ + ".1");  // flushed by the reopen's fclose
+  Append(std::string(kStandby) + "\n");                 // OpenSM's first line after it
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, (std::vector<Kind>{Kind::kEnteringMaster, Kind::kSubnetUp,
+                                      Kind::kEnteringStandby}));
+  EXPECT_EQ(watcher_->rotations(), 1u);
+  EXPECT_FALSE(watcher_->following_rotated_file());
+  Append(std::string(kSubnetUp) + "\n", path_ + ".1");  // nobody writes there now
+  Append(std::string(kSmKey) + "\n");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_.back(), Kind::kSmKeyMismatch);
+  EXPECT_EQ(seen_.size(), 4u) << "the old file is no longer read";
+}
+
+// A rotation with `nocreate`: OpenSM creates the file when it reopens.
+TEST_F(LogWatcherTest, FollowsTheRenamedFileWhileThePathIsMissing) {
+  Append(std::string(kInfo) + "\n");
+  StartWatcher();
+  watcher_->PollNow();
+  fs::rename(path_, path_ + ".1");
+  Append(std::string(kSubnetUp) + "\n", path_ + ".1");
+  watcher_->PollNow();
+  Append(std::string(kMaster) + "\n");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, (std::vector<Kind>{Kind::kSubnetUp, Kind::kEnteringMaster}));
+}
+
+// copytruncate, and OpenSM wrote more than had been read before the next
+// poll: the size alone does not show it.
+TEST_F(LogWatcherTest, SeesACopytruncateThatTheFileHasOutgrown) {
+  StartWatcher();
+  Append(std::string(kInfo) + "\n");
+  watcher_->PollNow();
+  fs::resize_file(path_, 0);
+  Append(std::string(kStandby) + "\n" + kInfo + "\n" + kSubnetUp + "\n");
+  watcher_->PollNow();
+  EXPECT_EQ(seen_, (std::vector<Kind>{Kind::kEnteringStandby, Kind::kSubnetUp}));
+}
+
+// Finishing the old file is bounded per poll like any read, and the new
+// file waits until the old one is done.
+TEST_F(LogWatcherTest, FinishesALargeRenamedFileOverSeveralPollsInOrder) {
+  Append(std::string(kInfo) + "\n");
+  StartWatcher();
+  watcher_->PollNow();
+  std::string text;
+  while (text.size() < 2 * OpenSmLogWatcher::kMaxReadPerPoll) text += std::string(kInfo) + "\n";
+  Append(text + kMaster + "\n");
+  fs::rename(path_, path_ + ".1");
+  Append(std::string(kSubnetUp) + "\n");
+  watcher_->PollNow();
+  EXPECT_TRUE(seen_.empty());
+  for (int i = 0; i < 4 && seen_.size() < 2; ++i) watcher_->PollNow();
+  EXPECT_EQ(seen_, (std::vector<Kind>{Kind::kEnteringMaster, Kind::kSubnetUp}));
+}
+
 // One poll read a whole new log on the event loop, however large.
 TEST_F(LogWatcherTest, APollReadsABoundedAmountAndCatchesUpLater) {
   StartWatcher();

@@ -348,6 +348,33 @@ TEST_F(OpenSmSupervisorTest, PidFileOfAnotherPortIsNotAdopted) {
   EXPECT_NE(second->Snapshot().pid, pid);
 }
 
+// logrotate's SIGUSR1 reaches an OpenSM that handles it, and never one
+// that would die of it (SIGUSR1's default action ends a process).
+TEST_F(OpenSmSupervisorTest, ReopenLogSignalsOnlyAnOpenSmThatHandlesSigusr1) {
+  std::ofstream(dir_ + "/fake-opensm")
+      << "#!/bin/sh\ntrap 'echo reopened >> \"$(dirname \"$2\")/reopened\"' USR1\n"
+      << "trap 'exit 0' TERM\nwhile :; do sleep 1 & wait $!; done\n";
+  auto supervisor = MakeSupervisor();
+  EXPECT_FALSE(supervisor->ReopenLog().ok()) << "nothing runs yet";
+  ASSERT_TRUE(supervisor->Start().ok());
+  ASSERT_TRUE(RunUntil([&] {
+    Result<bool> sent = supervisor->ReopenLog();
+    return sent.ok() && *sent;
+  })) << "the handler was never seen in /proc";
+  EXPECT_TRUE(RunUntil([&] { return fs::exists(spec_.state_dir + "/reopened"); }));
+  EXPECT_TRUE(Alive(supervisor->Snapshot().pid));
+}
+
+TEST_F(OpenSmSupervisorTest, ReopenLogSparesAnOpenSmWithoutAHandler) {
+  auto supervisor = MakeSupervisor();  // kFakeOpenSm traps TERM only
+  ASSERT_TRUE(supervisor->Start().ok());
+  Result<bool> sent = supervisor->ReopenLog();
+  ASSERT_TRUE(sent.ok()) << sent.error().message;
+  EXPECT_FALSE(*sent);
+  EXPECT_EQ(Count("OPENSM_EXITED"), 0);
+  EXPECT_TRUE(Alive(supervisor->Snapshot().pid));
+}
+
 TEST_F(OpenSmSupervisorTest, MissingBinaryIsAnError) {
   spec_.binary = dir_ + "/no-such-opensm";
   auto supervisor = MakeSupervisor();
