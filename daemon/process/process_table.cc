@@ -104,7 +104,9 @@ std::vector<NamedProcess> ProcFsProcessTable::FindByName(const std::string& name
     auto comm = ReadWholeFile(base + "/comm", 64);
     if (!comm || comm->substr(0, comm->find('\n')) != name) continue;
     auto cmdline = ReadWholeFile(base + "/cmdline", kMaxCmdlineBytes);
-    if (!cmdline) continue;  // gone meanwhile
+    // Gone meanwhile, or empty: a zombie, or a process inside execve(2),
+    // whose new name shows before its arguments do.
+    if (!cmdline || cmdline->empty()) continue;
     found.push_back({static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10)), SplitCmdline(*cmdline)});
   }
   ::closedir(dir);

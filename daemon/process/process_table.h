@@ -42,7 +42,8 @@ class ProcessTable {
   virtual Result<ProcessFacts> Inspect(pid_t pid) const = 0;
   // The processes whose name (/proc/<pid>/comm: the executable's or
   // script's file name, cut to 15 bytes) is `name`, looking at no more than
-  // kMaxProcessesScanned processes; none by default.
+  // kMaxProcessesScanned processes; none by default. A process whose
+  // command line is empty (a zombie, or one inside execve) is left out.
   virtual std::vector<NamedProcess> FindByName(const std::string& /*name*/) const { return {}; }
 
   // A node runs a few hundred processes; the scan stops here whatever
