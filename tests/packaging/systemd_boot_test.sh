@@ -26,26 +26,8 @@ base=$2
 topogen=$3
 shim=$4
 source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d "${TMPDIR:-/tmp}/smsupd-boot-test.XXXXXX")
-nspawn=""
-leader=""
-shutdown() {
-  if [ -n "$leader" ]; then in_machine systemctl poweroff >/dev/null 2>&1 || true; fi
-  if [ -n "$nspawn" ]; then
-    for _ in $(seq 100); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$nspawn" 2>/dev/null || true
-    wait "$nspawn" 2>/dev/null || true
-  fi
-  tree_down "$dir"
-}
-trap shutdown EXIT
-failed=0
-fail() { echo "FAIL $*"; failed=1; }
-ok() { echo "ok   $*"; }
-
-tree_up "$base" "$dir"
-root=$dir/root
-cp "$deb" "$root/root/smsupd.deb"
+source "$(dirname "$0")/boot_lib.sh"
+boot_prepare "$base" "$deb" smsupd-boot-test
 
 step "install the .deb, ibsim and umad2sim in the tree"
 in_tree "$dir" apt-get install -y -qq /root/smsupd.deb ibsim-utils libumad2sim0 jq >"$dir/apt.log" 2>&1 ||
@@ -137,31 +119,7 @@ config H1_1 master >"$root/etc/smsupd/smsupd.yaml"
 config H1_2 standby b >"$root/etc/smsupd/b.yaml"
 
 step "boot the tree with systemd-nspawn"
-# The units' device list and IP allow-list are BPF programs that systemd
-# attaches to the unit's cgroup: the container gets a cgroup2 hierarchy of
-# its own (where the host's controllers are on cgroup v1, systemd would use
-# the v1 devices controller, read-only in a container) and may load them
-# (CAP_BPF, CAP_NET_ADMIN, bpf()). No memory or pids controller reaches it:
-# MemoryMax= and TasksMax= are only read back here.
-SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit --boot --private-network \
-  --capability=CAP_BPF,CAP_NET_ADMIN --system-call-filter=bpf --directory="$root" \
-  --machine="$(tree_machine "$dir")" >"$dir/boot.log" 2>&1 </dev/null &
-nspawn=$!
-find_leader() {  # the container's PID 1, a descendant of systemd-nspawn named systemd
-  local queue=("$nspawn") pid child
-  while ((${#queue[@]})); do
-    pid=${queue[0]}
-    queue=("${queue[@]:1}")
-    [ "$pid" != "$nspawn" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd ] && { echo "$pid"; return; }
-    for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do queue+=("$child"); done
-  done
-  return 1
-}
-in_machine() {
-  nsenter --target "$leader" --all -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"
-}
-for _ in $(seq 150); do leader=$(find_leader) && break; sleep 0.2; done
-[ -n "$leader" ] || { cat "$dir/boot.log"; echo "FAIL no systemd in the container"; exit 1; }
+boot_tree
 for _ in $(seq 150); do
   state=$(in_machine systemctl is-system-running 2>&1) || true
   case $state in running | degraded) break ;; esac
@@ -235,15 +193,6 @@ in_machine systemctl daemon-reload
 
 smctl_json() { in_machine smctl "$@" --json status 2>/dev/null; }
 sm_state() { smctl_json "$@" | jq -r .local_sm.state 2>/dev/null; }
-wait_until() {  # wait_until SECONDS DESCRIPTION CMD...
-  local seconds=$1 what=$2 end=$((SECONDS + $1))
-  shift 2
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= end)); then fail "after ${seconds}s still not: $what"; return 1; fi
-    sleep 0.3
-  done
-  ok "$what"
-}
 is_state() { [ "$(sm_state "${@:2}")" = "$1" ]; }
 journal() { in_machine journalctl --no-pager -o cat -u "$1"; }
 dump() {
