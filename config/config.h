@@ -127,7 +127,13 @@ struct VerifySettings {
 struct MetricsSettings {
   std::string listen;         // "HOST:PORT"; empty: no listener (the default)
   bool allow_remote = false;  // a non-loopback HOST is refused unless true
+  // The fabric's name in smsupd_subnet_info{subnet}, the same on both
+  // daemons of a pair; empty: the subnet prefix names it.
+  std::string subnet;
 };
+
+// metrics.subnet: at most this many characters of [A-Za-z0-9._-].
+inline constexpr std::size_t kMaxSubnetNameLength = 63;
 
 // hooks: executables run for each event (docs/hooks.md).
 struct HookSettings {

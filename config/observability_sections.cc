@@ -1,15 +1,41 @@
 // metrics: and hooks: sections of smsupd.yaml (docs/config-reference.md):
 // how the daemon is watched from outside. Nothing here is rendered for
 // OpenSM, and nothing here can carry a secret.
+#include <algorithm>
+
 #include "config/listen_address.h"
 #include "config/validator_internal.h"
 
 namespace smsupd::config {
 
+namespace {
+
+bool IsSubnetNameCharacter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+// metrics.subnet: a label value operators match on and alert texts show.
+void ReadSubnetName(const YAML::Node& node, ValidationState& state) {
+  auto text = ReadString(node, "metrics.subnet", state.sink);
+  if (!text) return;
+  if (text->empty() || text->size() > kMaxSubnetNameLength ||
+      !std::all_of(text->begin(), text->end(), IsSubnetNameCharacter)) {
+    state.sink.Error(node, "metrics.subnet", "'" + *text + "' is not a subnet name",
+                     "1 to " + std::to_string(kMaxSubnetNameLength) +
+                         " letters, digits, '.', '_' or '-', the same on both daemons of the pair, e.g. fabric-a");
+    return;
+  }
+  state.config.metrics.subnet = *text;
+}
+
+}  // namespace
+
 void ReadMetricsSection(const YAML::Node& node, ValidationState& state) {
-  MappingView view(node, "metrics", {"listen", "allow_remote"}, state.sink);
+  MappingView view(node, "metrics", {"listen", "allow_remote", "subnet"}, state.sink);
   if (!view.valid()) return;
   MetricsSettings& metrics = state.config.metrics;
+  if (const YAML::Node* subnet = view.Get("subnet")) ReadSubnetName(*subnet, state);
   if (const YAML::Node* remote = view.Get("allow_remote"))
     if (auto value = ReadBool(*remote, "metrics.allow_remote", state.sink)) metrics.allow_remote = *value;
   const YAML::Node* listen = view.Get("listen");

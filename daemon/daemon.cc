@@ -117,7 +117,8 @@ Status Daemon::StartUp() {
 // fatal: the subnet manager matters more than its metrics.
 void Daemon::StartObservability() {
   metrics_->Attach({[this] { return status_.Build(); },
-                    [this] { return server_ ? server_->connection_count() : std::size_t{0}; }});
+                    [this] { return server_ ? server_->connection_count() : std::size_t{0}; },
+                    [this] { return SubnetIdentityOf(running_.config); }});
   if (Status listening = metrics_->StartListener(running_.config.metrics); !listening)
     spdlog::error("METRICS_LISTEN_FAILED {}", listening.message());
   EventHooks::Sources sources{[this] { return status_.Build(); },

@@ -3,6 +3,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/control_wire.h"
 #include "common/problems.h"
@@ -18,14 +19,35 @@ using prometheus::BuildHistogram;
 // poll's own timeout is 50 ms per attempt, three attempts.
 const prometheus::Histogram::BucketBoundaries kPollBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1};
+// Failovers: a HANDOVER completes in under a second on the test bed
+// (docs/failover.md), a lost master is noticed after poll_interval_ms x
+// miss_threshold (0.45 s by default, up to 20 s), OpenSM's own polling
+// takes 50-60 s, and an unconfirmed failover is dropped after 60 s.
+const prometheus::Histogram::BucketBoundaries kFailoverBuckets = {0.25, 0.5, 0.75, 1,  1.5, 2,  3,
+                                                                  5,    10,  20,   30, 45,  60};
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
-DaemonMetrics::DaemonMetrics(const std::string& version)
-    : registry_(std::make_shared<prometheus::Registry>()) {
+DaemonMetrics::DaemonMetrics(const std::string& version, ProcessPaths process)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessCollector>(std::move(process))) {
   auto& r = *registry_;
   BuildGauge().Name("smsupd_build_info").Help("smsupd's version (value 1)").Register(r).Add(
       {{"version", version}}).Set(1);
+  BuildGauge()
+      .Name("smsupd_start_time_seconds")
+      .Help("when this smsupd started, unix time")
+      .Register(r)
+      .Add({})
+      .Set(UnixNow());
+  subnet_info_ = &BuildGauge()
+                      .Name("smsupd_subnet_info")
+                      .Help("the subnet this smsupd supervises (value 1): subnet names it for alert rules")
+                      .Register(r);
   local_sm_state_ = &BuildGauge()
                          .Name("smsupd_local_sm_state")
                          .Help("1 for the local SM's SMInfo state, 0 for the others")
@@ -54,6 +76,12 @@ DaemonMetrics::DaemonMetrics(const std::string& version)
                     .Help("failovers this node's smsupd started, by cause, once the new master was seen")
                     .Register(r);
   for (std::string_view cause : kFailoverCauses) failovers_->Add({{"cause", std::string(cause)}});
+  failover_seconds_ = &BuildHistogram()
+                           .Name("smsupd_failover_duration_seconds")
+                           .Help("counted failovers by cause: detection to the new master confirmed")
+                           .Register(r);
+  for (std::string_view cause : kFailoverCauses)
+    failover_seconds_->Add({{"cause", std::string(cause)}}, kFailoverBuckets);
   last_failover_seconds_ = &BuildGauge()
                                 .Name("smsupd_last_failover_duration_seconds")
                                 .Help("the last failover: its detection to the new master confirmed")
@@ -69,6 +97,11 @@ DaemonMetrics::DaemonMetrics(const std::string& version)
                         .Help("how long the local OpenSM has been running")
                         .Register(r)
                         .Add({});
+  opensm_start_time_ = &BuildGauge()
+                           .Name("smsupd_opensm_start_time_seconds")
+                           .Help("when the running local OpenSM started, unix time; 0 while none runs")
+                           .Register(r)
+                           .Add({});
   opensm_restarts_ = &BuildCounter()
                           .Name("smsupd_opensm_restarts_total")
                           .Help("starts of the local OpenSM after an exit")
@@ -129,9 +162,10 @@ DaemonMetrics::DaemonMetrics(const std::string& version)
                        .Add({});
   problems_ = &BuildGauge()
                    .Name("smsupd_health_problem")
-                   .Help("1 while the health problem is raised, by its ID")
+                   .Help("1 while the health problem is raised, by its ID and the catalogue's severity")
                    .Register(r);
-  for (const auto& problem : kProblems) problems_->Add({{"id", std::string(problem.id)}});
+  for (const auto& problem : kProblems)
+    problems_->Add({{"id", std::string(problem.id)}, {"severity", SeverityName(problem.severity)}});
   control_connections_ = &BuildGauge()
                               .Name("smsupd_control_connections")
                               .Help("open connections to the control socket")
@@ -151,7 +185,19 @@ DaemonMetrics::DaemonMetrics(const std::string& version)
 }
 
 std::string DaemonMetrics::Exposition() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (auto& family : process_->Collect()) families.push_back(std::move(family));
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+void DaemonMetrics::SetSubnet(const std::string& subnet, const std::string& subnet_prefix,
+                              const std::string& port_guid, const std::string& node) {
+  prometheus::Labels labels = {
+      {"subnet", subnet}, {"subnet_prefix", subnet_prefix}, {"port_guid", port_guid}, {"node", node}};
+  if (subnet_info_series_ != nullptr && subnet_info_->Has(labels)) return;
+  if (subnet_info_series_ != nullptr) subnet_info_->Remove(subnet_info_series_);
+  subnet_info_series_ = &subnet_info_->Add(labels);
+  subnet_info_series_->Set(1);
 }
 
 prometheus::Gauge& DaemonMetrics::LabelledGauge(prometheus::Family<prometheus::Gauge>& family,
@@ -194,6 +240,7 @@ void DaemonMetrics::SetSmCount(std::string_view state, int count) {
 void DaemonMetrics::FailoverDone(std::string_view cause, std::chrono::duration<double> took) {
   LabelledCounter(*failovers_, {{"cause", std::string(cause)}}).Increment();
   last_failover_seconds_->Set(took.count());
+  failover_seconds_->Add({{"cause", std::string(cause)}}, kFailoverBuckets).Observe(took.count());
 }
 
 void DaemonMetrics::SetRaceCount(const std::string& race, std::uint64_t total) {
@@ -227,7 +274,9 @@ void DaemonMetrics::SetLastApply(std::chrono::duration<double> took, std::uint64
 }
 
 void DaemonMetrics::SetProblem(const std::string& id, bool present) {
-  LabelledGauge(*problems_, {{"id", id}}).Set(present ? 1 : 0);
+  const ProblemInfo* problem = FindProblem(id);
+  if (problem == nullptr) return;
+  LabelledGauge(*problems_, {{"id", id}, {"severity", SeverityName(problem->severity)}}).Set(present ? 1 : 0);
 }
 
 void DaemonMetrics::SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts,

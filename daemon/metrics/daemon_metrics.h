@@ -24,6 +24,9 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
+#include <vector>
+
+#include "daemon/metrics/process_collector.h"
 
 namespace smsupd {
 
@@ -38,11 +41,20 @@ inline constexpr std::string_view kHookResults[] = {"ok", "failed", "timeout", "
 
 class DaemonMetrics {
  public:
-  explicit DaemonMetrics(const std::string& version);
+  // smsupd_start_time_seconds is the time of this construction (the
+  // daemon builds its metrics as it starts). `process` reads /proc.
+  explicit DaemonMetrics(const std::string& version, ProcessPaths process = {});
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  // What /metrics serves: the registry and the process collector.
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables() const { return {registry_, process_}; }
   // The Prometheus text format (version 0.0.4) of every family.
   std::string Exposition() const;
+
+  // The subnet this daemon supervises: one smsupd_subnet_info series.
+  // `subnet` is what rules aggregate by (the same on both daemons of a pair).
+  void SetSubnet(const std::string& subnet, const std::string& subnet_prefix, const std::string& port_guid,
+                 const std::string& node);
 
   // Local SM, as the last watch round saw it (state NOTACTIVE when absent).
   void SetLocalSm(std::string_view state, int priority);
@@ -54,9 +66,13 @@ class DaemonMetrics {
   // A race the failover policy ended (dual_master, no_master, ...), counted up to `total`.
   void SetRaceCount(const std::string& race, std::uint64_t total);
   void SetOpenSm(bool running, std::chrono::duration<double> uptime, int restarts);
+  // When the running OpenSM started, unix time; 0 while none runs.
+  void SetOpenSmStartTime(double unix_seconds) { opensm_start_time_->Set(unix_seconds); }
   void SetConfig(std::uint64_t generation, const std::string& hash);
   void ApplyEnded(std::string_view result);
   void SetLastApply(std::chrono::duration<double> took, std::uint64_t verified, std::uint64_t mismatched);
+  // A problem of the catalogue (common/problems.h), labelled with its ID
+  // and severity; an ID outside it is no series.
   void SetProblem(const std::string& id, bool present);
   void SetPKeyDrift(bool drift) { pkey_drift_->Set(drift ? 1 : 0); }
   void ObserveSmInfoPoll(std::chrono::duration<double> took) { poll_seconds_->Observe(took.count()); }
@@ -75,6 +91,11 @@ class DaemonMetrics {
   static void CountUpTo(prometheus::Counter& counter, std::uint64_t total);
 
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<ProcessCollector> process_;
+  prometheus::Family<prometheus::Gauge>* subnet_info_;
+  prometheus::Gauge* subnet_info_series_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* failover_seconds_;
+  prometheus::Gauge* opensm_start_time_;
   prometheus::Family<prometheus::Gauge>* local_sm_state_;
   prometheus::Gauge* local_sm_priority_;
   prometheus::Family<prometheus::Gauge>* master_info_;

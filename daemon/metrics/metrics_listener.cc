@@ -3,6 +3,7 @@
 #include <prometheus/exposer.h>
 
 #include <exception>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,18 @@ MetricsListener::~MetricsListener() = default;
 
 Status MetricsListener::Start(const std::string& address,
                               std::shared_ptr<prometheus::Registry> registry) {
+  return Start(address, std::vector<std::shared_ptr<prometheus::Collectable>>{std::move(registry)});
+}
+
+Status MetricsListener::Start(const std::string& address,
+                              std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(CivetwebOptions(address));
   } catch (const std::exception& error) {
     return Error{"cannot listen on " + address + " for /metrics: " + error.what()};
   }
-  exposer_->RegisterCollectable(registry, "/metrics");
+  // The exposer holds weak pointers: the owner (DaemonMetrics) keeps them alive.
+  for (const auto& collectable : collectables) exposer_->RegisterCollectable(collectable, "/metrics");
   return Status::Ok();
 }
 

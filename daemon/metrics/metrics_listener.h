@@ -6,7 +6,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include <prometheus/collectable.h>
 #include <prometheus/registry.h>
 
 #include "common/result.h"
@@ -36,6 +38,8 @@ class MetricsListener {
   // Binds `address` ("127.0.0.1:9662", "[::1]:9662") and serves `registry`
   // at /metrics. An error names the address and the cause (in use, ...).
   Status Start(const std::string& address, std::shared_ptr<prometheus::Registry> registry);
+  // The same, serving every one of `collectables` at /metrics.
+  Status Start(const std::string& address, std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
   // The port the listener is bound to, 0 if none.
   int port() const;
 

@@ -39,7 +39,7 @@ Status MetricsService::StartListener(const config::MetricsSettings& settings) {
     spdlog::warn("METRICS_LISTEN_REMOTE {} is not a loopback address: the systemd unit answers other hosts "
                  "only with IPAddressAllow= in {} (or smsupd@NAME.service.d/ for an instance)",
                  settings.listen, config::kMetricsDropInPath);
-  if (Status started = listener_.Start(settings.listen, metrics_.registry()); !started) return started;
+  if (Status started = listener_.Start(settings.listen, metrics_.collectables()); !started) return started;
   spdlog::info("METRICS_LISTENING Prometheus metrics at http://{}/metrics", settings.listen);
   return Status::Ok();
 }
@@ -68,6 +68,11 @@ void MetricsService::RefreshStatus(const control::StatusWire& status) {
                                    [&](const control::SmWire& sm) { return sm.state == state; })));
   metrics_.SetOpenSm(status.opensm.pid != 0, std::chrono::seconds(status.opensm.uptime_s),
                      status.opensm.restarts);
+  RefreshOpenSmStart(status.opensm);
+  if (sources_.subnet) {
+    const SubnetIdentity subnet = sources_.subnet();
+    metrics_.SetSubnet(subnet.subnet, subnet.subnet_prefix, FormatGuid(status.opensm.port_guid), status.node);
+  }
   metrics_.SetConfig(status.config.generation, status.config.hash);
   for (const auto& problem : kProblems) {
     const bool raised = std::any_of(status.problems.begin(), status.problems.end(),
@@ -77,6 +82,18 @@ void MetricsService::RefreshStatus(const control::StatusWire& status) {
   }
   if (status.failover)
     for (const auto& [race, count] : status.failover->counters) metrics_.SetRaceCount(race, count);
+}
+
+// Taken once per OpenSM process, so the gauge holds still between scrapes:
+// now minus the whole seconds of uptime the status reports, at most a
+// second after the real start.
+void MetricsService::RefreshOpenSmStart(const control::OpenSmWire& opensm) {
+  if (opensm.pid == opensm_pid_) return;
+  opensm_pid_ = opensm.pid;
+  if (opensm.pid == 0) return metrics_.SetOpenSmStartTime(0);
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  metrics_.SetOpenSmStartTime(now - static_cast<double>(opensm.uptime_s));
 }
 
 }  // namespace smsupd

@@ -19,6 +19,7 @@
 #include "daemon/metrics/daemon_metrics.h"
 #include "daemon/metrics/event_metrics.h"
 #include "daemon/metrics/metrics_listener.h"
+#include "daemon/metrics/subnet_identity.h"
 #include "daemon/status/event_log.h"
 #include "daemon/status/subnet_observation.h"
 
@@ -30,6 +31,7 @@ class MetricsService {
   struct Sources {
     std::function<control::StatusWire()> status;
     std::function<std::size_t()> control_connections;
+    std::function<SubnetIdentity()> subnet;  // from the config in force
   };
 
   MetricsService(const std::string& version, const Clock& clock);
@@ -56,6 +58,7 @@ class MetricsService {
 
  private:
   void RefreshStatus(const control::StatusWire& status);
+  void RefreshOpenSmStart(const control::OpenSmWire& opensm);
 
   DaemonMetrics metrics_;
   EventMetrics event_metrics_;
@@ -63,6 +66,7 @@ class MetricsService {
   MetricsListener listener_;
   EventLog* events_ = nullptr;
   EventLog::SubscriptionId subscription_ = 0;
+  int opensm_pid_ = 0;  // whose start time smsupd_opensm_start_time_seconds holds
 };
 
 }  // namespace smsupd

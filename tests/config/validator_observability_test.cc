@@ -79,6 +79,28 @@ TEST(ValidatorObservability, AListenValueThatIsNoAddressAndPortIsRefused) {
   }
 }
 
+// metrics.subnet names the fabric in smsupd_subnet_info: a label value, so
+// a short word, and absent by default (the subnet prefix names it then).
+TEST(ValidatorObservability, SubnetNameIsAShortWord) {
+  ValidationOutcome absent = Validate(BaseYaml());
+  ASSERT_TRUE(absent.ok()) << AllDiagnostics(absent);
+  EXPECT_EQ(absent.config->metrics.subnet, "");
+  ValidationOutcome named = Validate(WithTopLevel("metrics:\n  subnet: fabric-a.hall_2\n"));
+  ASSERT_TRUE(named.ok()) << AllDiagnostics(named);
+  EXPECT_EQ(named.config->metrics.subnet, "fabric-a.hall_2");
+  EXPECT_NE(FindDiagnostic(Validate(WithTopLevel("metrics:\n  subnet: \"\"\n")), "metrics.subnet"), nullptr);
+  for (const std::string& bad : {std::string("\"fabric a\""), std::string("\"a{b}\""),
+                                 std::string(64, 'x')}) {
+    ValidationOutcome outcome = Validate(WithTopLevel("metrics:\n  subnet: " + bad + "\n"));
+    EXPECT_FALSE(outcome.ok()) << bad;
+    const Diagnostic* diagnostic = FindDiagnostic(outcome, "metrics.subnet");
+    ASSERT_NE(diagnostic, nullptr) << bad << ": " << AllDiagnostics(outcome);
+    EXPECT_GT(diagnostic->line, 0);
+    EXPECT_NE(diagnostic->valid.find("same on both daemons"), std::string::npos) << diagnostic->Format();
+  }
+  EXPECT_TRUE(Validate(WithTopLevel("metrics:\n  subnet: " + std::string(63, 'x') + "\n")).ok());
+}
+
 TEST(ValidatorObservability, HooksDirectoryAndTimeout) {
   ValidationOutcome outcome =
       Validate(WithTopLevel("hooks:\n  directory: /etc/smsupd/hooks.d\n  timeout_ms: 2500\n"));
