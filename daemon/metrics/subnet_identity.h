@@ -1,5 +1,5 @@
 // Which subnet a daemon supervises, as smsupd_subnet_info says it
-// (docs/metrics.md "Which subnet"). Both daemons of a pair must say the
+// (docs/metrics.md, smsupd_subnet_info). Both daemons of a pair must say the
 // same, and two fabrics must not: the alert rules aggregate by `subnet`.
 //
 // The subnet prefix alone does not tell fabrics apart (most keep OpenSM's
