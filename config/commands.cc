@@ -16,26 +16,8 @@ nlohmann::json DiagnosticJson(const Diagnostic& diagnostic) {
           {"message", diagnostic.what},      {"hint", diagnostic.valid}};
 }
 
-void PrintJson(const ValidationOutcome& outcome, std::ostream& out) {
-  nlohmann::json errors = nlohmann::json::array();
-  nlohmann::json warnings = nlohmann::json::array();
-  for (const Diagnostic& diagnostic : outcome.diagnostics)
-    (diagnostic.severity == Severity::kError ? errors : warnings).push_back(DiagnosticJson(diagnostic));
-  nlohmann::json document = {{"valid", outcome.ok()}, {"errors", errors}, {"warnings", warnings}};
-  out << document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
-
 std::string Plural(int count, const char* word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
-}
-
-void PrintHuman(const std::string& file, const ValidationOutcome& outcome, std::ostream& out,
-                std::ostream& err) {
-  for (const Diagnostic& diagnostic : outcome.diagnostics) err << diagnostic.Format() << "\n";
-  if (outcome.unreadable) return;
-  out << file << ": " << (outcome.ok() ? "valid" : "invalid") << " ("
-      << Plural(outcome.ErrorCount(), "error") << ", " << Plural(outcome.WarningCount(), "warning")
-      << ")\n";
 }
 
 int ExitCode(const ValidationOutcome& outcome) {
@@ -45,12 +27,32 @@ int ExitCode(const ValidationOutcome& outcome) {
 
 }  // namespace
 
+nlohmann::json ValidationJson(const ValidationOutcome& outcome) {
+  nlohmann::json errors = nlohmann::json::array();
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const Diagnostic& diagnostic : outcome.diagnostics)
+    (diagnostic.severity == Severity::kError ? errors : warnings).push_back(DiagnosticJson(diagnostic));
+  return {{"valid", outcome.ok()}, {"errors", errors}, {"warnings", warnings}};
+}
+
+std::string ValidationSummary(const ValidationOutcome& outcome) {
+  return std::string(outcome.ok() ? "valid" : "invalid") + " (" +
+         Plural(outcome.ErrorCount(), "error") + ", " + Plural(outcome.WarningCount(), "warning") + ")";
+}
+
+void PrintValidation(const std::string& file, const ValidationOutcome& outcome, std::ostream& out,
+                     std::ostream& err) {
+  for (const Diagnostic& diagnostic : outcome.diagnostics) err << diagnostic.Format() << "\n";
+  if (outcome.unreadable) return;
+  out << file << ": " << ValidationSummary(outcome) << "\n";
+}
+
 int RunValidateCommand(const std::string& file, bool json, std::ostream& out, std::ostream& err) {
   ValidationOutcome outcome = LoadAndValidate(file);
   if (json)
-    PrintJson(outcome, out);
+    out << ValidationJson(outcome).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
-    PrintHuman(file, outcome, out, err);
+    PrintValidation(file, outcome, out, err);
   return ExitCode(outcome);
 }
 
@@ -59,23 +61,27 @@ int RunRenderCommand(const std::string& file, const std::string& out_dir, std::o
   ValidationOutcome outcome = LoadAndValidate(file);
   for (const Diagnostic& diagnostic : outcome.diagnostics) err << diagnostic.Format() << "\n";
   if (!outcome.ok()) return ExitCode(outcome);
-  RenderInputs inputs;
-  inputs.partitions_path = out_dir + "/partitions.conf";
-  RenderedFiles files = Render(*outcome.config, inputs);
-  struct stat info;
-  if (stat(out_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    err << out_dir << ": not a directory\n";
-    return kExitInvalid;
-  }
-  Status written =
-      WriteRenderedFiles(files, out_dir + "/partitions.conf", out_dir + "/opensm.conf");
-  if (!written.ok()) {
-    err << written.message() << "\n";
+  auto files = RenderIntoDirectory(*outcome.config, out_dir);
+  if (!files.ok()) {
+    err << files.error().message << "\n";
     return kExitInvalid;
   }
   out << "wrote " << out_dir << "/opensm.conf and " << out_dir
-      << "/partitions.conf (config hash sha256:" << files.config_hash << ")\n";
+      << "/partitions.conf (config hash sha256:" << files->config_hash << ")\n";
   return kExitValid;
+}
+
+Result<RenderedFiles> RenderIntoDirectory(const Config& config, const std::string& out_dir) {
+  struct stat info;
+  if (stat(out_dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+    return Error{out_dir + ": not a directory"};
+  RenderInputs inputs;
+  inputs.partitions_path = out_dir + "/partitions.conf";
+  RenderedFiles files = Render(config, inputs);
+  Status written =
+      WriteRenderedFiles(files, out_dir + "/partitions.conf", out_dir + "/opensm.conf");
+  if (!written.ok()) return Error{written.message()};
+  return files;
 }
 
 }  // namespace smsupd::config
