@@ -1,5 +1,6 @@
-// The smctl commands that talk to the daemon. Each returns smctl's exit code
-// (control_client.h) and writes results to `out`, complaints to `err`.
+// The smctl commands. Each returns smctl's exit code (exit_codes.h) and
+// writes results to `out`, complaints to `err`; with --json `out` gets one
+// envelope (json_envelope.h), except the event stream of `events`.
 #pragma once
 
 #include <chrono>
@@ -7,8 +8,15 @@
 #include <ostream>
 #include <string>
 
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
 #include "common/control_protocol.h"
 #include "common/control_arguments.h"
+#include "smctl/control_client.h"
+#include "smctl/exit_codes.h"
+#include "smctl/json_envelope.h"
 
 namespace smsupd::smctl {
 
@@ -28,11 +36,9 @@ int RunRestartOpenSm(const GlobalOptions& options, const control::RestartOpenSmA
                      std::ostream& out, std::ostream& err);
 int RunFailover(const GlobalOptions& options, const control::FailoverArguments& args,
                 std::ostream& out, std::ostream& err);
-// smctl plan exit codes (with --exit-code; without it changes exit 0 and a
-// refusal 1): 0 no change, 1 changes, 2 usage, 3 daemon unreachable, 4 FILE
-// invalid or unreadable (nothing would apply), 5 refused / daemon error.
-inline constexpr int kExitPlanInvalid = 4;
-inline constexpr int kExitPlanRefused = 5;
+// smctl plan: exit 0 no change (or changes, without --exit-code), 1 changes
+// (only with --exit-code), 4 FILE invalid, 6 FILE unreadable, 5 refused
+// with --exit-code (1 without it); 2 and 3 as everywhere.
 // How long `--wait` without `--timeout` waits for the daemon: twice the
 // longest verify.timeout_s (an apply plus its automatic rollback), plus 5 s.
 inline constexpr long kLongestApplyWaitMs = 2 * 600 * 1000 + 5000;
@@ -47,7 +53,28 @@ int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& er
 // "smctl 0.1.0 (protocol 1)": what `smctl --version` prints, without asking
 // the daemon.
 std::string VersionLine();
+// {"smctl": "0.1.0", "protocol": 1}: smctl's own part of `version --json`.
+nlohmann::json OwnVersion();
 int RunVersion(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunListCommands(const GlobalOptions& options, std::ostream& out, std::ostream& err);
+
+// Offline, no daemon: smctl validate FILE; smctl render FILE --out DIR.
+// Exit 0 valid / written, 4 invalid, 6 FILE unreadable; render 1 when the
+// files could not be written. With --json, render reports each written
+// file's path, mode and sha256 (never its text: opensm.conf holds the keys).
+int RunValidate(const GlobalOptions& options, const std::string& file, std::ostream& out,
+                std::ostream& err);
+int RunRender(const GlobalOptions& options, const std::string& file, const std::string& out_dir,
+              std::ostream& out, std::ostream& err);
+
+// Shared by the command files. A transport failure as an outcome.
+CommandOutcome FromClientError(const ClientError& error);
+// A refusal of an apply or plan: exit 4 when the daemon says the config is
+// invalid ("valid": false), 6 when it could not read it ("unreadable": true),
+// else 1.
+CommandOutcome RefusedConfig(const control::Response& response);
+// Sends one request; nullopt with *failure set unless the daemon succeeded.
+std::optional<control::Response> Ask(ControlClient& client, const std::string& command,
+                                     nlohmann::json arguments, CommandOutcome* failure);
 
 }  // namespace smsupd::smctl

@@ -2,9 +2,11 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
+#include "smctl/json_envelope.h"
 #include "common/control_arguments.h"
 
 namespace smsupd::smctl {
@@ -29,26 +31,23 @@ std::string Text(const nlohmann::json& json, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-// Reads FILE for `smctl plan FILE`; nullopt (and a message) if unreadable.
-// The text is sent, never the path: the daemon runs as root and opens no
-// file a caller names.
-std::optional<nlohmann::json> PlanRequestFor(const std::string& file, std::ostream& err) {
+// The request for `smctl plan FILE`, or why FILE cannot be sent (6
+// unreadable, 4 too large). The text is sent, never the path: the daemon
+// runs as root and opens no file a caller names.
+std::variant<nlohmann::json, CommandOutcome> PlanRequestFor(const std::string& file) {
   if (file.empty()) return nlohmann::json::object();  // the daemon's own config file
   std::ifstream in(file);
-  if (!in) {
-    err << "smctl: plan: cannot read " << file << "\n";
-    return std::nullopt;
-  }
+  if (!in) return Failed(kExitUnreadable, "unreadable", "cannot read " + file);
   std::string text;
   char chunk[65536];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > control::kMaxUploadBytes - 4096) {  // room for the request around it
-      err << "smctl: plan: " << file << " is larger than the " << control::kMaxUploadBytes
-          << " bytes a plan request carries\n";
-      return std::nullopt;
-    }
+    if (text.size() > control::kMaxUploadBytes - 4096)  // room for the request around it
+      return Failed(kExitInvalid, "too-large",
+                    file + " is larger than the " + std::to_string(control::kMaxUploadBytes) +
+                        " bytes a plan request carries");
   }
+  if (in.bad()) return Failed(kExitUnreadable, "unreadable", "cannot read " + file);
   return control::ToJson(control::PlanArguments{text, file});
 }
 
@@ -56,70 +55,52 @@ std::optional<nlohmann::json> PlanRequestFor(const std::string& file, std::ostre
 
 int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode,
             std::ostream& out, std::ostream& err) {
-  auto arguments = PlanRequestFor(file, err);
-  if (!arguments) return kExitPlanInvalid;
+  auto arguments = PlanRequestFor(file);
+  if (auto* failed = std::get_if<CommandOutcome>(&arguments))
+    return Finish(options.json, "plan", *failed, out, err);
   ControlClient client(options.socket, options.timeout);
-  auto response = client.Call(Request{control::kProtocolVersion, "plan", *arguments});
-  if (!response) {
-    err << "smctl: " << client.error().message << "\n";
-    return client.error().exit_code;
-  }
-  if (options.json) out << response->arguments.dump(2) << "\n";
+  auto response = client.Call(
+      Request{control::kProtocolVersion, "plan", std::get<nlohmann::json>(std::move(arguments))});
+  if (!response) return Finish(options.json, "plan", FromClientError(client.error()), out, err);
   if (!response->ok()) {
-    if (!options.json || response->arguments.empty()) err << "smctl: plan: " << response->text << "\n";
-    if (response->arguments.value("valid", true) == false) return kExitPlanInvalid;
-    return exit_code_mode ? kExitPlanRefused : kExitFailed;
+    CommandOutcome refused = RefusedConfig(*response);
+    if (exit_code_mode && refused.exit_code == kExitFailed) refused.exit_code = kExitPlanRefused;
+    return Finish(options.json, "plan", refused, out, err);
   }
   if (!options.json) out << response->text;
-  bool changed = response->arguments.value("changed", false);
-  return exit_code_mode && changed ? kExitFailed : kExitOk;
+  CommandOutcome outcome = Succeeded(*response);
+  if (exit_code_mode && response->arguments.value("changed", false)) outcome.exit_code = kExitPlanChanges;
+  return Finish(options.json, "plan", outcome, out, err);
 }
 
 int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err) {
   ControlClient client(options.socket, options.timeout);
-  auto response = client.Call(Request{control::kProtocolVersion, "history", nlohmann::json::object()});
-  if (!response) {
-    err << "smctl: " << client.error().message << "\n";
-    return client.error().exit_code;
+  CommandOutcome outcome;
+  auto response = Ask(client, "history", nlohmann::json::object(), &outcome);
+  if (!response) return Finish(options.json, "history", outcome, out, err);
+  if (!options.json) {
+    out << Row("GEN", "APPLIED AT", "BY", "VERIFIED", "HASH", "SUMMARY");
+    for (const auto& generation : response->arguments.value("generations", nlohmann::json::array())) {
+      std::string number = Text(generation, "generation") + (generation.value("current", false) ? "*" : "");
+      out << Row(number, Text(generation, "applied_at"), Text(generation, "applied_by"),
+                 Text(generation, "verification"), Text(generation, "hash").substr(0, 12),
+                 Text(generation, "summary"));
+    }
   }
-  if (!response->ok()) {
-    if (options.json) out << control::SerializeResponse(*response) << "\n";
-    err << "smctl: history: " << response->text << "\n";
-    return kExitFailed;
-  }
-  if (options.json) {
-    out << response->arguments.dump(2) << "\n";
-    return kExitOk;
-  }
-  out << Row("GEN", "APPLIED AT", "BY", "VERIFIED", "HASH", "SUMMARY");
-  for (const auto& generation : response->arguments.value("generations", nlohmann::json::array())) {
-    std::string number = Text(generation, "generation") + (generation.value("current", false) ? "*" : "");
-    out << Row(number, Text(generation, "applied_at"), Text(generation, "applied_by"),
-               Text(generation, "verification"), Text(generation, "hash").substr(0, 12),
-               Text(generation, "summary"));
-  }
-  return kExitOk;
+  return Finish(options.json, "history", Succeeded(*response), out, err);
 }
 
 int RunRollback(const GlobalOptions& options, const control::RollbackArguments& args,
                 std::ostream& out, std::ostream& err) {
-  GlobalOptions patient = options;
+  std::chrono::milliseconds timeout = options.timeout;
   if (args.wait)  // the verification, and perhaps its own rollback's
-    patient.timeout = std::chrono::milliseconds(args.timeout_ms ? 2 * *args.timeout_ms + 5000
-                                                                : kLongestApplyWaitMs);
-  ControlClient client(patient.socket, patient.timeout);
+    timeout = std::chrono::milliseconds(args.timeout_ms ? 2 * *args.timeout_ms + 5000 : kLongestApplyWaitMs);
+  ControlClient client(options.socket, timeout);
   auto response = client.Call(Request{control::kProtocolVersion, "rollback", control::ToJson(args)});
-  if (!response) {
-    err << "smctl: " << client.error().message << "\n";
-    return client.error().exit_code;
-  }
-  if (options.json) out << control::SerializeResponse(*response) << "\n";
-  if (!response->ok()) {
-    err << "smctl: rollback: " << response->text << "\n";
-    return kExitFailed;
-  }
+  if (!response) return Finish(options.json, "rollback", FromClientError(client.error()), out, err);
+  if (!response->ok()) return Finish(options.json, "rollback", RefusedConfig(*response), out, err);
   if (!options.json) out << response->text << "\n";
-  return kExitOk;
+  return Finish(options.json, "rollback", Succeeded(*response), out, err);
 }
 
 }  // namespace smsupd::smctl

@@ -20,8 +20,8 @@ ControlClient::~ControlClient() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool ControlClient::Fail(int exit_code, std::string message) {
-  error_ = ClientError{exit_code, std::move(message)};
+bool ControlClient::Fail(int exit_code, std::string code, std::string message) {
+  error_ = ClientError{exit_code, std::move(code), std::move(message)};
   return false;
 }
 
@@ -29,10 +29,10 @@ bool ControlClient::Connect() {
   if (fd_ >= 0) return true;
   sockaddr_un address{};
   if (socket_path_.empty() || socket_path_.size() >= sizeof address.sun_path)
-    return Fail(kExitUsage, "socket path must be 1.." +
+    return Fail(kExitUsage, "usage", "socket path must be 1.." +
                                 std::to_string(sizeof address.sun_path - 1) + " bytes");
   fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) return Fail(kExitFailed, std::string("cannot create a socket: ") + std::strerror(errno));
+  if (fd_ < 0) return Fail(kExitFailed, "error", std::string("cannot create a socket: ") + std::strerror(errno));
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, socket_path_.data(), socket_path_.size());
   if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return true;
@@ -40,13 +40,13 @@ bool ControlClient::Connect() {
   close(fd_);
   fd_ = -1;
   if (error == EACCES || error == EPERM)
-    return Fail(kExitFailed, "permission denied on " + socket_path_ +
+    return Fail(kExitFailed, "permission-denied", "permission denied on " + socket_path_ +
                                  ": only root and members of the control group may use it");
   if (error == ENOENT)
-    return Fail(kExitUnreachable, "cannot reach smsupd: " + socket_path_ +
+    return Fail(kExitUnreachable, "unreachable", "cannot reach smsupd: " + socket_path_ +
                                       " does not exist (is smsupd running? pick another "
                                       "daemon with --socket or SMSUPD_SOCKET)");
-  return Fail(kExitUnreachable,
+  return Fail(kExitUnreachable, "unreachable",
               "cannot reach smsupd at " + socket_path_ + ": " + std::strerror(error));
 }
 
@@ -70,7 +70,7 @@ std::optional<Response> ControlClient::Call(const Request& request) {
   if (!line) return std::nullopt;
   auto response = control::ParseResponse(*line);
   if (!response) {
-    Fail(kExitFailed, "unreadable reply from smsupd: " + response.error().message);
+    Fail(kExitFailed, "bad-reply", "unreadable reply from smsupd: " + response.error().message);
     return std::nullopt;
   }
   return *response;
@@ -89,7 +89,7 @@ std::optional<std::string> ControlClient::ReadLine(std::optional<std::chrono::mi
     if (deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
       if (left.count() <= 0) {
-        Fail(kExitUnreachable, "no answer from smsupd at " + socket_path_ + " within " +
+        Fail(kExitUnreachable, "unreachable", "no answer from smsupd at " + socket_path_ + " within " +
                                    std::to_string(deadline->count() / 1000.0).substr(0, 4) + " s");
         return std::nullopt;
       }
@@ -98,7 +98,7 @@ std::optional<std::string> ControlClient::ReadLine(std::optional<std::chrono::mi
     pollfd entry{fd_, POLLIN, 0};
     int ready = poll(&entry, 1, wait_ms);
     if (ready < 0 && errno != EINTR) {
-      Fail(kExitUnreachable, std::string("poll failed: ") + std::strerror(errno));
+      Fail(kExitUnreachable, "unreachable", std::string("poll failed: ") + std::strerror(errno));
       return std::nullopt;
     }
     if (ready <= 0) continue;
@@ -106,7 +106,7 @@ std::optional<std::string> ControlClient::ReadLine(std::optional<std::chrono::mi
     ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      Fail(kExitUnreachable, "smsupd closed the connection");
+      Fail(kExitUnreachable, "unreachable", "smsupd closed the connection");
       return std::nullopt;
     }
     buffer_.append(chunk, static_cast<std::size_t>(n));

@@ -7,17 +7,13 @@
 #include <string>
 
 #include "common/control_protocol.h"
+#include "smctl/exit_codes.h"
 
 namespace smsupd::smctl {
 
-// smctl's exit codes (docs/smctl.md).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;       // the operation failed or was refused
-inline constexpr int kExitUsage = 2;        // bad command line
-inline constexpr int kExitUnreachable = 3;  // no daemon: socket missing, refused, no answer
-
 struct ClientError {
-  int exit_code = kExitUnreachable;
+  int exit_code = kExitUnreachable;  // exit_codes.h
+  std::string code = "unreachable";  // error.code of the --json envelope
   std::string message;
 };
 
@@ -41,7 +37,7 @@ class ControlClient {
  private:
   bool Connect();
   bool SendAll(const std::string& data);
-  bool Fail(int exit_code, std::string message);
+  bool Fail(int exit_code, std::string code, std::string message);
 
   std::string socket_path_;
   std::chrono::milliseconds timeout_;

@@ -1,11 +1,11 @@
-// smctl: the operator's command line for smsupd (docs/smctl.md).
-// Exit codes: 0 ok, 1 the operation failed or was refused, 2 usage error,
-// 3 daemon unreachable; `plan` adds 4 (FILE invalid) and, with --exit-code,
-// 1 for changes and 5 for a refusal. `validate` and `render` work offline, with the exit
-// codes of the config commands (0 valid, 1 invalid, 2 file unreadable).
+// smctl: the operator's command line for smsupd (docs/smctl.md). One exit
+// code table for every command (smctl/exit_codes.h); with --json one
+// envelope per command (smctl/json_envelope.h), usage errors included.
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -13,7 +13,9 @@
 #include "config/commands.h"
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
+#include "smctl/exit_codes.h"
 #include "smctl/instance.h"
+#include "smctl/json_envelope.h"
 #include "smctl/terminal_text.h"
 #include "common/control_arguments.h"
 
@@ -136,14 +138,48 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   }
   if (app.got_subcommand("restart-opensm"))
     return RunRestartOpenSm(global, choices.restart, std::cout, std::cerr);
-  if (app.got_subcommand("validate"))
-    return smsupd::config::RunValidateCommand(choices.file, global.json, std::cout, std::cerr);
+  if (app.got_subcommand("validate")) return RunValidate(global, choices.file, std::cout, std::cerr);
   if (app.got_subcommand("render"))
-    return smsupd::config::RunRenderCommand(choices.file, choices.out_dir, std::cout, std::cerr);
+    return RunRender(global, choices.file, choices.out_dir, std::cout, std::cerr);
   if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
   if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);
   return kExitUsage;
+}
+
+// --json anywhere before a "--": a usage error is then an envelope too (the
+// parse that failed cannot say whether it saw the flag).
+bool JsonRequested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--json") return true;
+  }
+  return false;
+}
+
+// The command a failed command line named, for the envelope ("" if none).
+std::string CommandNamed(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const CLI::App* command : app.get_subcommands({}))
+      if (command->get_name() == argv[i]) return argv[i];
+  return "";
+}
+
+int UsageError(const CLI::App& app, const CLI::ParseError& error, int argc, char** argv) {
+  if (!JsonRequested(argc, argv)) return app.exit(error) == 0 ? smsupd::smctl::kExitOk : smsupd::smctl::kExitUsage;
+  using namespace smsupd::smctl;
+  std::string command = CommandNamed(app, argc, argv);
+  if (dynamic_cast<const CLI::CallForVersion*>(&error)) {
+    CommandOutcome outcome;
+    outcome.text = VersionLine();
+    outcome.data = OwnVersion();
+    return Finish(true, "version", outcome, std::cout, std::cerr);
+  }
+  if (error.get_exit_code() == 0) return app.exit(error);  // --help: the usage text, exit 0
+  std::string message = error.what();
+  message += "; run smctl " + (command.empty() ? "" : command + " ") + "--help";
+  return Finish(true, command, Failed(kExitUsage, "usage", message), std::cout, std::cerr);
 }
 
 }  // namespace
@@ -174,8 +210,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help is a "successful" parse error (0); every real one maps to 2.
-    return app.exit(e) == 0 ? smsupd::smctl::kExitOk : smsupd::smctl::kExitUsage;
+    // --help and --version are "successful" parse errors (0); every real one maps to 2.
+    return UsageError(app, e, argc, argv);
   }
   if (!choices.instance.empty()) {
     const char* config_dir = std::getenv("SMSUPD_CONFIG_DIR");
@@ -185,5 +221,13 @@ int main(int argc, char** argv) {
   // Until smctl exits, nothing it prints can drive the terminal.
   smsupd::smctl::TerminalSafeStream safe_out(std::cout);
   smsupd::smctl::TerminalSafeStream safe_err(std::cerr);
-  return Dispatch(app, choices);
+  try {
+    return Dispatch(app, choices);
+  } catch (const nlohmann::json::exception& e) {  // a reply of the wrong shape: a failure, not an abort
+    using namespace smsupd::smctl;
+    std::vector<CLI::App*> chosen = app.get_subcommands();
+    return Finish(choices.global.json, chosen.empty() ? "" : chosen.front()->get_name(),
+                  Failed(kExitFailed, "bad-reply", std::string("unreadable reply from smsupd: ") + e.what()),
+                  std::cout, std::cerr);
+  }
 }

@@ -200,7 +200,11 @@ bool ConfigApplier::SubmitJob(const control::Caller& caller, const char* what, R
 }
 
 // Loads what `request` names: the config file, or a stored generation's YAML.
-Result<config::Config> ConfigApplier::LoadForApply(const ApplyRequest& request) {
+// An invalid or unreadable one sets *refusal to what the refusal carries
+// ("valid": false, "unreadable", "diagnostics"), so smctl exits with its
+// "invalid" or "unreadable" code, as plan and validate do.
+Result<config::Config> ConfigApplier::LoadForApply(const ApplyRequest& request,
+                                                   nlohmann::json* refusal) {
   std::string file = config_path_;
   config::ValidationOutcome outcome;
   if (request.from_generation) {
@@ -218,6 +222,8 @@ Result<config::Config> ConfigApplier::LoadForApply(const ApplyRequest& request) 
   reporter_.AddEvent(control::kEventConfigRejected, {{"file", file}, {"by", request.applied_by},
                                            {"reason", request.reason},
                                            {"diagnostics", DiagnosticsOf(outcome)}});
+  *refusal = {{"valid", false}, {"unreadable", outcome.unreadable},
+              {"diagnostics", DiagnosticsOf(outcome)}};
   return Error{text};
 }
 
@@ -232,8 +238,9 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
     }
     // An invalid file is refused as invalid, busy or not: config management
     // must get the diagnostics, not "try again".
-    if (auto next = LoadForApply(request); !next)
-      return reply(MakeResponse(ResultCode::kError, next.error().message));
+    nlohmann::json refusal = nlohmann::json::object();
+    if (auto next = LoadForApply(request, &refusal); !next)
+      return reply(MakeResponse(ResultCode::kError, next.error().message, refusal));
     return reply(MakeResponse(ResultCode::kApplyInProgress, "generation " + std::to_string(run_->generation) +
                                                      " is being applied; try again when it is done"));
   }
@@ -241,8 +248,9 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
   auto run = std::make_shared<ApplyRun>();
   run->request = std::move(request);
   run->reply = std::move(reply);
-  auto next = LoadForApply(run->request);
-  if (!next) return RefuseApply(run, next.error().message);
+  nlohmann::json refusal = nlohmann::json::object();
+  auto next = LoadForApply(run->request, &refusal);
+  if (!next) return RefuseApply(run, next.error().message, refusal);
   run->next = std::move(*next);
   if (run->next.state_dir != running_.config.state_dir || run->next.control.socket != running_.config.control.socket)
     return RefuseApply(run, "state_dir and control.socket change only when smsupd restarts; nothing changed");
@@ -251,14 +259,15 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
   InstallAndSignal(run);
 }
 
-void ConfigApplier::RefuseApply(const RunPtr& run, const std::string& text) {
+void ConfigApplier::RefuseApply(const RunPtr& run, const std::string& text,
+                                const nlohmann::json& arguments) {
   if (text.find("error(s); nothing changed") == std::string::npos) {  // not logged yet
     spdlog::error("CONFIG_REJECTED by {} ({}): {}", run->request.applied_by, run->request.reason, text);
     reporter_.AddEvent(control::kEventConfigRejected,
              {{"by", run->request.applied_by}, {"reason", run->request.reason}, {"text", text}});
   }
   hooks_.reloaded();
-  if (run->reply) run->reply(MakeResponse(ResultCode::kError, text));
+  if (run->reply) run->reply(MakeResponse(ResultCode::kError, text, arguments));
 }
 
 // Plan, pending restarts, the generation number, the deadline.

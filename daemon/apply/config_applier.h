@@ -97,8 +97,9 @@ class ConfigApplier {
   using RunPtr = std::shared_ptr<ApplyRun>;
 
   void StartApply(ApplyRequest request, Reply reply);
-  Result<config::Config> LoadForApply(const ApplyRequest& request);
-  void RefuseApply(const RunPtr& run, const std::string& text);
+  Result<config::Config> LoadForApply(const ApplyRequest& request, nlohmann::json* refusal);
+  void RefuseApply(const RunPtr& run, const std::string& text,
+                   const nlohmann::json& arguments = nlohmann::json::object());
   void PrepareApply(const RunPtr& run);
   void SaveCurrentGenerationIfMissing();
   Status SaveGeneration(const RunPtr& run, Guid port);

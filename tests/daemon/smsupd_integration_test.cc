@@ -147,7 +147,7 @@ TEST_F(SmsupdIntegrationTest, ReloadAppliesAValidChangeAndRefusesAnInvalidOne) {
 
   ASSERT_TRUE(node().WriteConfigText(node().config().Yaml() + "no_such_key: 1\n").ok());
   reload = node().Smctl({"reload"});
-  EXPECT_EQ(reload.exit_code, 1) << reload.Describe();
+  EXPECT_EQ(reload.exit_code, 4) << "invalid: " << reload.Describe();
   auto after = ReadWholeFile(node().StatePath("opensm.conf"));
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *conf);

@@ -1,10 +1,11 @@
 // The real smctl binary against a ControlServer with a fake handler: what an
-// operator or a script sees (output and exit codes 0/1/2/3).
+// operator or a script sees (output, the --json envelope, exit codes).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,8 +27,11 @@ using control::testing::RunningServer;
 using control::testing::WaitFor;
 using testing::RunSmctl;
 using testing::SmctlProcess;
+using testing::SmctlResult;
 
-constexpr int kOk = 0, kFailed = 1, kUsage = 2, kUnreachable = 3;
+// smctl's one exit-code table (docs/smctl.md "Exit codes").
+constexpr int kOk = 0, kFailed = 1, kUsage = 2, kUnreachable = 3, kInvalid = 4, kPlanRefused = 5,
+              kUnreadable = 6;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -298,6 +302,138 @@ TEST(SmctlTest, GlobalOptionsAreAcceptedAfterTheCommand) {
   EXPECT_EQ(RunSmctl({"status", "--socket", server.socket_path(), "-i", "b"}).exit_code, kUsage);
 }
 
+// The keys every --json output has, whatever the command and whether it
+// worked (docs/smctl.md "JSON output"); `exit_code` is smctl's own.
+void ExpectEnvelope(const SmctlResult& result, const std::string& command, int exit_code,
+                    const std::string& error_code) {
+  SCOPED_TRACE(command + ": " + result.out + result.err);
+  EXPECT_EQ(result.exit_code, exit_code);
+  if (command == "events") {
+    ASSERT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1) << "JSON Lines";
+  }
+  auto json = nlohmann::json::parse(result.out, nullptr, false);
+  ASSERT_TRUE(json.is_object());
+  EXPECT_EQ(json["command"], command);
+  EXPECT_EQ(json["exit_code"], exit_code);
+  EXPECT_EQ(json["ok"], error_code.empty());
+  if (error_code.empty()) {
+    EXPECT_TRUE(json["error"].is_null());
+  } else {
+    EXPECT_EQ(json["error"]["code"], error_code);
+    EXPECT_FALSE(json["error"]["message"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(json.contains("result"));
+  EXPECT_TRUE(json["text"].is_string());
+  EXPECT_TRUE(json["arguments"].is_object());
+}
+
+TEST(SmctlTest, EveryCommandsJsonIsOneEnvelope) {
+  RunningServer server;
+  auto& responses = server.handler.responses;
+  responses["plan"] = MakeResponse(ResultCode::kSuccess, "no change", {{"changed", false}, {"valid", true}});
+  responses["history"] = MakeResponse(ResultCode::kSuccess, "1 generation(s); current 1",
+                                      {{"current", 1}, {"generations", nlohmann::json::array()}});
+  responses["rollback"] = MakeResponse(ResultCode::kSuccess, "generation 2 applied", {{"generation", 2}});
+  responses["failover"] = MakeResponse(ResultCode::kSuccess, "handed over", {{"to", "0x0002c90300a1b2d4"}});
+  responses["restart-opensm"] = MakeResponse(ResultCode::kSuccess, "restarted", nlohmann::json::object());
+  responses["version"] = MakeResponse(ResultCode::kSuccess, "", {{"daemon", "0.1.0"}, {"protocol", 1}});
+  responses["list-commands"] = MakeResponse(ResultCode::kSuccess, "", {{"commands", nlohmann::json::array()}});
+  std::string file = server.directory() + "/candidate.yaml";
+  std::ofstream(file) << "version: 1\n";
+  for (auto command : std::vector<std::vector<std::string>>{
+           {"status"}, {"reload"}, {"plan", file}, {"history"}, {"rollback"}, {"failover"},
+           {"restart-opensm"}, {"metrics"}, {"version"}, {"list-commands"}}) {
+    std::vector<std::string> args = {"--socket", server.socket_path()};
+    args.insert(args.end(), command.begin(), command.end());
+    args.push_back("--json");
+    ExpectEnvelope(RunSmctl(args), command[0], kOk, "");
+  }
+  // The command's own keys stay where scripts found them before.
+  auto status = nlohmann::json::parse(RunSmctl({"--socket", server.socket_path(), "status", "--json"}).out);
+  EXPECT_EQ(status["local_sm"]["state"], "MASTER");
+  auto rollback = nlohmann::json::parse(RunSmctl({"--socket", server.socket_path(), "rollback", "--json"}).out);
+  EXPECT_EQ(rollback["generation"], 2);
+  EXPECT_EQ(rollback["arguments"]["generation"], 2);
+  EXPECT_EQ(rollback["text"], "generation 2 applied");
+}
+
+TEST(SmctlTest, FailuresAreEnvelopesToo) {
+  RunningServer server;
+  std::string missing_socket = server.directory() + "/nothing.sock";
+  ExpectEnvelope(RunSmctl({"--socket", missing_socket, "status", "--json"}), "status", kUnreachable,
+                 "unreachable");
+  ExpectEnvelope(RunSmctl({"--socket", missing_socket, "events", "--json"}), "events", kUnreachable,
+                 "unreachable");
+  ExpectEnvelope(RunSmctl({"status", "--bogus", "--json"}), "status", kUsage, "usage");
+  ExpectEnvelope(RunSmctl({"--json", "frobnicate"}), "", kUsage, "usage");
+  ExpectEnvelope(RunSmctl({"reload", "--timeout", "0", "--json"}), "reload", kUsage, "usage");
+  server.access = AccessLevel::kReadOnly;
+  ExpectEnvelope(RunSmctl({"--socket", server.socket_path(), "reload", "--json"}), "reload", kFailed,
+                 "permission-denied");
+  server.access = AccessLevel::kFull;
+  server.handler.reload_response = MakeResponse(ResultCode::kError, "verification failed; rolled back");
+  ExpectEnvelope(RunSmctl({"--socket", server.socket_path(), "reload", "--json"}), "reload", kFailed,
+                 "error");
+  // A reply of the wrong shape is a failure with a reason, never an abort.
+  server.handler.responses["plan"] = MakeResponse(ResultCode::kSuccess, "", {{"changed", "yes"}});
+  std::string file = server.directory() + "/candidate.yaml";
+  std::ofstream(file) << "version: 1\n";
+  ExpectEnvelope(RunSmctl({"--socket", server.socket_path(), "plan", file, "--exit-code", "--json"}),
+                 "plan", kFailed, "bad-reply");
+}
+
+// Usage, unreadable and invalid are told apart the same way in every
+// command that reads a config: 2, 6, 4.
+TEST(SmctlTest, OneExitCodeTableForEveryCommand) {
+  RunningServer server;
+  const std::string dir = server.directory();
+  const std::string socket = server.socket_path();
+  const std::string missing = dir + "/missing.yaml";
+  std::string invalid = dir + "/invalid.yaml";
+  std::ofstream(invalid) << "version: 1\nsm:\n  role: boss\n";
+  // The daemon refuses the invalid candidate as the real one does.
+  server.handler.responses["plan"] = MakeResponse(
+      ResultCode::kError, invalid + ": 1 error(s); nothing would be applied",
+      {{"valid", false}, {"unreadable", false}, {"changed", false}});
+  server.handler.reload_response = MakeResponse(
+      ResultCode::kError, "smsupd.yaml: 1 error(s); nothing changed", {{"valid", false}, {"unreadable", false}});
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"validate", missing}, kUnreadable, "unreadable"},
+           {{"render", missing, "--out", dir}, kUnreadable, "unreadable"},
+           {{"plan", missing}, kUnreadable, "unreadable"},
+           {{"plan", missing, "--exit-code"}, kUnreadable, "unreadable"},
+           {{"validate", invalid}, kInvalid, "invalid"},
+           {{"render", invalid, "--out", dir}, kInvalid, "invalid"},
+           {{"plan", invalid}, kInvalid, "invalid"},
+           {{"plan", invalid, "--exit-code"}, kInvalid, "invalid"},
+           {{"reload"}, kInvalid, "invalid"},
+           {{"validate"}, kUsage, "usage"},
+           {{"render", invalid}, kUsage, "usage"},
+           {{"plan", "--bogus"}, kUsage, "usage"},
+           {{"reload", "--timeout", "x"}, kUsage, "usage"}}) {
+    std::vector<std::string> args = {"--socket", socket};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    EXPECT_EQ(RunSmctl(args).exit_code, c.exit_code) << c.args[0] << " " << c.args.back();
+    args.push_back("--json");
+    ExpectEnvelope(RunSmctl(args), c.args[0], c.exit_code, c.error);
+  }
+  // plan --exit-code: 1 means "changes" (as git diff), so a refusal is 5.
+  server.handler.responses["plan"] = MakeResponse(ResultCode::kApplyInProgress, "busy");
+  std::string good = dir + "/good.yaml";
+  std::ofstream(good) << "version: 1\n";
+  EXPECT_EQ(RunSmctl({"--socket", socket, "plan", good, "--exit-code"}).exit_code, kPlanRefused);
+  EXPECT_EQ(RunSmctl({"--socket", socket, "plan", good}).exit_code, kFailed);
+  server.handler.responses["plan"] = MakeResponse(ResultCode::kSuccess, "1 partition added", {{"changed", true}});
+  EXPECT_EQ(RunSmctl({"--socket", socket, "plan", good, "--exit-code"}).exit_code, 1);
+  ExpectEnvelope(RunSmctl({"--socket", socket, "plan", good, "--exit-code", "--json"}), "plan", 1, "");
+  EXPECT_EQ(RunSmctl({"--socket", socket, "plan", good}).exit_code, kOk);
+}
+
 class OfflineCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -331,13 +467,40 @@ TEST_F(OfflineCommandsTest, ValidateAndRenderWorkWithoutADaemon) {
   std::string good = Write("good.yaml", kValidConfig);
   EXPECT_EQ(RunSmctl({"validate", good}, env).exit_code, kOk);
   auto bad = RunSmctl({"validate", Write("bad.yaml", "version: 1\nsm:\n  role: boss\n"), "--json"}, env);
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, kInvalid);
   EXPECT_EQ(nlohmann::json::parse(bad.out)["valid"], false);
-  EXPECT_EQ(RunSmctl({"validate", directory_ + "/missing.yaml"}, env).exit_code, 2);
+  EXPECT_EQ(RunSmctl({"validate", directory_ + "/missing.yaml"}, env).exit_code, kUnreadable);
   auto render = RunSmctl({"render", good, "--out", directory_}, env);
   EXPECT_EQ(render.exit_code, kOk) << render.err;
   EXPECT_TRUE(std::filesystem::exists(directory_ + "/opensm.conf"));
   EXPECT_TRUE(std::filesystem::exists(directory_ + "/partitions.conf"));
+}
+
+// render --json does what it says: it writes the files and reports each
+// (path, mode, size, sha256), never their text: opensm.conf holds the keys.
+TEST_F(OfflineCommandsTest, RenderJsonReportsTheFilesItWrote) {
+  std::string key_file = Write("sm.key", "0x1a2b3c4d5e6f7081\n");
+  std::filesystem::permissions(key_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::string config = std::string(kValidConfig);
+  config.insert(config.find("  role: master\n"), "  sm_key_file: " + key_file + "\n");
+  std::string file = Write("keyed.yaml", config);
+  std::string out_dir = directory_ + "/out";
+  std::filesystem::create_directory(out_dir);
+  auto render = RunSmctl({"render", file, "--out", out_dir, "--json"});
+  ExpectEnvelope(render, "render", kOk, "");
+  auto json = nlohmann::json::parse(render.out);
+  ASSERT_EQ(json["files"].size(), 2u);
+  EXPECT_EQ(json["files"][0]["path"], out_dir + "/opensm.conf");
+  EXPECT_EQ(json["files"][0]["mode"], "0600");
+  EXPECT_EQ(json["files"][1]["path"], out_dir + "/partitions.conf");
+  EXPECT_EQ(json["files"][0]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_TRUE(json["config_hash"].is_string());
+  EXPECT_TRUE(json["valid"].get<bool>());
+  EXPECT_TRUE(std::filesystem::exists(out_dir + "/partitions.conf"));
+  EXPECT_FALSE(Contains(render.out + render.err, "1a2b3c4d5e6f7081")) << "no key in the output";
+  // A directory that is not there: nothing written, a failure with the reason.
+  ExpectEnvelope(RunSmctl({"render", file, "--out", directory_ + "/nowhere", "--json"}), "render",
+                 kFailed, "write-failed");
 }
 
 }  // namespace

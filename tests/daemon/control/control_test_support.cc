@@ -42,6 +42,7 @@ void FakeCommandHandler::Handle(const Request& request, const Caller& caller, Re
     }
     return reply(reload_response);
   }
+  if (auto it = responses.find(request.command); it != responses.end()) return reply(it->second);
   reply(MakeResponse(ResultCode::kUnsupported, "'" + request.command + "' is not implemented"));
 }
 

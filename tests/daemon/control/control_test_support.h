@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,7 +33,8 @@ StatusWire SampleStatus();
 
 // Answers status with SampleStatus(), reload with `reload_response` (or keeps
 // the reply for later when "wait" is set), throws for "reload" when asked
-// to, and answers everything else kUnsupported.
+// to, answers a command in `responses` with its entry, and everything else
+// kUnsupported.
 class FakeCommandHandler : public CommandHandler {
  public:
   void Handle(const Request& request, const Caller& caller, Reply reply) override;
@@ -47,6 +49,9 @@ class FakeCommandHandler : public CommandHandler {
       "# TYPE smsupd_master_present gauge\nsmsupd_master_present 1\n";
   Response reload_response = MakeResponse(ResultCode::kSuccess, "config generation 4 applied");
   std::atomic<bool> throw_on_reload{false};
+  // The reply to any other command (plan, history, rollback, failover,
+  // ...); set before the server is used.
+  std::map<std::string, Response> responses;
 
  private:
   mutable std::mutex mutex_;

@@ -133,19 +133,19 @@ TEST_F(SecretsTest, NoKeyInAnyOutputLogEventOrReadableFile) {
   ASSERT_TRUE(settled.ok()) << settled.message();
   // An invalid key file: refused, its content not echoed.
   ASSERT_TRUE(WriteFileAtomically(KeyFile("sm_key"), Hex(kSmKey) + "zz\n", 0600).ok());
-  Run(*master, {"reload", "--wait"}, 1);
+  Run(*master, {"reload", "--wait"}, 4);  // 4: the config is invalid
   Run(*master, {"plan"}, kAnyExit);
   // A valid key in a file someone else owns, or behind a symbolic link:
   // refused as well, whatever the path's own checks would have said.
   ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));
   ASSERT_EQ(::chown(KeyFile("sm_key").c_str(), 65534, 65534), 0);
-  SmctlResult foreign = Run(*master, {"reload", "--wait"}, 1);
+  SmctlResult foreign = Run(*master, {"reload", "--wait"}, 4);
   EXPECT_NE((foreign.out + foreign.err).find("is owned by uid 65534, not root"), std::string::npos)
       << foreign.Describe();
   ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key.real", kSmKey));
   ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
   std::filesystem::create_symlink(KeyFile("sm_key.real"), KeyFile("sm_key"));
-  SmctlResult linked = Run(*master, {"reload", "--wait"}, 1);
+  SmctlResult linked = Run(*master, {"reload", "--wait"}, 4);
   EXPECT_NE((linked.out + linked.err).find("is a symbolic link"), std::string::npos) << linked.Describe();
   ASSERT_TRUE(std::filesystem::remove(KeyFile("sm_key")));
   ASSERT_NO_FATAL_FAILURE(WriteKey("sm_key", kSmKey));

@@ -47,7 +47,8 @@ TEST_F(PKeyPlanTest, ExitCodesTellNoChangeChangesAndInvalidApart) {
   std::string invalid = WriteCandidate(master().config().Yaml() + "no_such_key: 1\n");
   SmctlResult refused = master().Smctl({"plan", invalid, "--exit-code"});
   EXPECT_EQ(refused.exit_code, 4) << refused.Describe();
-  EXPECT_EQ(master().Smctl({"plan", master().dir() + "/missing.yaml", "--exit-code"}).exit_code, 4);
+  EXPECT_EQ(master().Smctl({"plan", master().dir() + "/missing.yaml", "--exit-code"}).exit_code, 6)
+      << "unreadable";
 
   // Without FILE the daemon plans its config file on disk.
   ASSERT_TRUE(master().WriteConfig().ok());

@@ -86,17 +86,17 @@ def drop_previous(changed):
             pass
 
 
-def validate(run, src, pending):
+def validate(run_apart, src, pending):
     """smctl validate --json; in check mode the errors about a key file the
     run would write are left out (it is not written). (rc, text) like
     smctl's."""
-    rc, out = run("validate", src, "--json")
-    try:
-        document = json.loads(out.splitlines()[-1]) if out else None
+    rc, out, err = run_apart("validate", src, "--json")
+    try:  # the JSON document on stdout; smctl's reason on stderr
+        document = json.loads(out)
     except ValueError:
         document = None
-    if document is None:
-        return rc, out
+    if not isinstance(document, dict):
+        return rc, (out + err).strip()
     pending_paths = {"sm." + name + "_file" for name, path in pending}
     errors = [error for error in document.get("errors", []) if error.get("path") not in pending_paths]
     lines = ["%s:%s:%s: error: %s: %s%s" % (e.get("file"), e.get("line"), e.get("column"), e.get("path"),
@@ -130,15 +130,18 @@ def main():
     if params["instance"]:
         smctl += ["-i", params["instance"]]
 
+    def run_apart(*args):
+        return module.run_command(smctl + list(args))
+
     def run(*args):
-        rc, out, err = module.run_command(smctl + list(args))
+        rc, out, err = run_apart(*args)
         return rc, (out + err).strip()
 
     keys_changed = sorted(params["key_files_changed"])
     keys_created = params["key_files_created"]
     pending = [(name, params[name + "_file"]) for name in KEYS
                if module.check_mode and params[name + "_file"] in keys_changed]
-    rc, text = validate(run, params["src"], pending)
+    rc, text = validate(run_apart, params["src"], pending)
     if rc != 0:
         if not module.check_mode:
             restore_key_files(keys_changed, keys_created)
