@@ -86,7 +86,7 @@ TEST_F(PKeyChangeTest, AnInvalidFileChangesNothing) {
   for (const std::string& text : invalid) {
     ASSERT_TRUE(master().WriteConfigText(text).ok());
     SmctlResult reply = ApplyWithWait(master(), {"reload"});
-    EXPECT_EQ(reply.exit_code, 1) << reply.Describe();
+    EXPECT_EQ(reply.exit_code, 4) << "invalid: " << reply.Describe();
     EXPECT_EQ(Generation(master()), generation);
     EXPECT_EQ(master().PartitionsConf(), conf);
     EXPECT_EQ(DescribePKeyDifferences(before, Tables()), "");
