@@ -63,6 +63,7 @@ max_len() {
     config_yaml) echo 65536 ;;
     control_*) echo 131072 ;;
     opensm_log) echo 131072 ;;
+    cabling_csv) echo 65536 ;;
     *) echo 4096 ;;
   esac
 }
