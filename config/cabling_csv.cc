@@ -183,6 +183,11 @@ class Reader {
         Error(cable.line, 1, end->device + " has node GUID " + FormatGuid(*end->node_guid) + " here but " +
                                  FormatGuid(guid->second.first) + " on line " + std::to_string(guid->second.second),
               "one GUID per device");
+      auto [owner, new_guid] = owners_.emplace(*end->node_guid, std::make_pair(end->device, cable.line));
+      if (!new_guid && owner->second.first != end->device)
+        Error(cable.line, 1, "node GUID " + FormatGuid(*end->node_guid) + " is " + owner->second.first +
+                                 "'s on line " + std::to_string(owner->second.second) + ", here " + end->device,
+              "one device per GUID");
     }
     parse_.cables.push_back(cable);
   }
@@ -192,6 +197,7 @@ class Reader {
   std::map<std::string, std::size_t> index_;
   std::map<std::pair<std::string, int>, int> ports_;
   std::map<std::string, std::pair<std::uint64_t, int>> guids_;
+  std::map<std::uint64_t, std::pair<std::string, int>> owners_;
 };
 
 std::string Quoted(const std::string& text) {

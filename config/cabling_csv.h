@@ -58,7 +58,8 @@ struct CablingParse {
 // Parses `text`; `file` names it in diagnostics ("FILE:LINE: error: ...").
 // Every error of the file is reported (up to kMaxCablingDiagnostics): bad
 // header, missing field, bad port or GUID, a field over 64 bytes, a port
-// claimed by two rows, two GUIDs for one name, too many rows or bytes.
+// claimed by two rows, two GUIDs for one name or one GUID for two names,
+// too many rows or bytes.
 CablingParse ParseCablingCsv(std::string_view text, const std::string& file);
 
 // The CSV form of `cables`, header first, rows in the order given; fields

@@ -71,6 +71,18 @@ TEST(CablingCsvTest, EveryBadRowIsReportedWithItsLineAndNothingIsUsed) {
   EXPECT_EQ(messages[5].rfind("cabling.csv:8:1: error: a quoted field is not closed", 0), 0u) << messages[5];
 }
 
+TEST(CablingCsvTest, AGuidNamesOneDeviceAndADeviceHasOneGuid) {
+  std::vector<std::string> messages = Messages(ParseCablingCsv(
+      "switch,switch_guid,switch_port,peer,peer_port\n"
+      "leaf00,0x1000,1,gpu01,1\n"
+      "leaf01,0x1000,2,gpu02,1\n"
+      "leaf00,0x2000,3,gpu03,1\n",
+      "c.csv"));
+  ASSERT_EQ(messages.size(), 2u) << testing::PrintToString(messages);
+  EXPECT_EQ(messages[0], "c.csv:3:1: error: node GUID 0x0000000000001000 is leaf00's on line 2, here leaf01; one device per GUID");
+  EXPECT_EQ(messages[1], "c.csv:4:1: error: leaf00 has node GUID 0x0000000000002000 here but 0x0000000000001000 on line 2; one GUID per device");
+}
+
 TEST(CablingCsvTest, HeaderProblemsStopTheRead) {
   EXPECT_EQ(Messages(ParseCablingCsv("switch,port,peer,peer_port\nleaf01,1,gpu01,1\n", "c.csv")).front(),
             "c.csv:1:8: error: unknown column 'port'; columns: switch, switch_guid, switch_port, peer, "
