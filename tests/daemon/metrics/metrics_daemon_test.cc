@@ -128,6 +128,21 @@ TEST_F(MetricsDaemonTest, TheSocketAndHttpServeTheSameMetricsAndHooksRun) {
   EXPECT_EQ(SampleValue(socket_text, "smsupd_master_info{guid=\"" + FormatGuid(kPortGuid) + "\",lid=\"1\",node=\"\"}"), 1);
   EXPECT_EQ(SampleValue(socket_text, "smsupd_opensm_up"), 1);
   EXPECT_GE(SampleValue(socket_text, "smsupd_mad_poll_duration_seconds_count"), 1);
+  // The families dashboards and alert rules lean on: the subnet this pair
+  // supervises, each health problem with its severity, start times, the
+  // failover duration histogram, the process collector.
+  EXPECT_NE(socket_text.find("smsupd_subnet_info{"), std::string::npos) << socket_text;
+  EXPECT_NE(socket_text.find("port_guid=\"" + FormatGuid(kPortGuid) + "\""), std::string::npos) << socket_text;
+  EXPECT_NE(socket_text.find("smsupd_health_problem{id=\"NO_STANDBY\",severity=\"warning\"}"), std::string::npos)
+      << socket_text;
+  EXPECT_NE(socket_text.find("severity=\"critical\""), std::string::npos) << "every catalogued problem has a series";
+  EXPECT_GT(SampleValue(socket_text, "smsupd_start_time_seconds"), 1.7e9);
+  EXPECT_GT(SampleValue(socket_text, "smsupd_opensm_start_time_seconds"), 1.7e9);
+  const std::set<std::string> families = FamilyNames(socket_text);
+  for (const char* family : {"smsupd_failover_duration_seconds", "process_cpu_seconds_total",
+                             "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds"})
+    EXPECT_TRUE(families.count(family)) << family << " is missing";
+  EXPECT_GT(SampleValue(socket_text, "process_resident_memory_bytes"), 0);
   // A request is counted once answered: the next exposition shows it.
   EXPECT_GE(SampleValue(SocketMetrics(), "smsupd_control_requests_total{command=\"metrics\",result=\"success\"}"), 1);
 
