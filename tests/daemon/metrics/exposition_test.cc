@@ -129,7 +129,7 @@ TEST(Exposition, AlertRulesAndTheDashboardNameOnlyMetricsThatExist) {
 
 void ExpectKnownMetrics(const std::string& rules) {
   const std::set<std::string> names = FamilyNames(BusyExposition());
-  std::regex metric("smsupd_[a-z_]+");
+  std::regex metric("(smsupd|process)_[a-z_]+");
   int seen = 0;
   for (auto it = std::sregex_iterator(rules.begin(), rules.end(), metric); it != std::sregex_iterator(); ++it) {
     std::string name = it->str();
