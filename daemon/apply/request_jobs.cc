@@ -31,7 +31,7 @@ std::string RefusalText(RequestJobs::Submitted submitted) {
     case RequestJobs::Submitted::kLaneFull:
       return "busy: too many plans and validations waiting; try again";
     case RequestJobs::Submitted::kCallerBusy:
-      return "busy: your previous plan or validation is still running; wait for its answer";
+      return "busy: your previous plan or validation is still waiting to run; wait for its answer";
   }
   return "busy";
 }
@@ -81,10 +81,14 @@ void RequestJobs::Loop(Lane lane) {
       if (stopping_) return;
       entry = std::move(queue.waiting.front());
       queue.waiting.pop_front();
+      // No longer waiting: the caller may queue its next job. Freed here,
+      // not after Run(): the job answers inside Run(), and a caller that
+      // sends its next request on the answer must not find its slot still
+      // taken by a job that has answered (this thread runs at SCHED_IDLE
+      // and may wait long to get back here).
+      if (--queue.per_uid[entry.uid] == 0) queue.per_uid.erase(entry.uid);
     }
     Run(entry);
-    std::lock_guard lock(mutex_);
-    if (--queue.per_uid[entry.uid] == 0) queue.per_uid.erase(entry.uid);
   }
 }
 

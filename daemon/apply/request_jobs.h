@@ -8,10 +8,10 @@
 //   kOwner   root and the daemon's own user: config management's plans and
 //            validations, at the daemon's own priority;
 //   kMember  control.group's members (read-only): at most one job per uid
-//            waiting or running, on a thread of SCHED_IDLE (it runs only on
-//            CPU time nothing else on the machine wants);
+//            waiting (and the one running), on a thread of SCHED_IDLE (it
+//            runs only on CPU time nothing else on the machine wants);
 // so a member's jobs never delay root's, nor one member another's for more
-// than one job. At most `capacity` jobs wait per lane; Submit refuses more.
+// than two jobs. At most `capacity` jobs wait per lane; Submit refuses more.
 //
 // Each job gets a Deadline of `time_limit` from the moment it starts, which
 // the validator and the planner check in their loops. A job that throws
@@ -67,7 +67,7 @@ class RequestJobs {
   };
   struct Queue {
     std::deque<Entry> waiting;
-    std::map<uid_t, int> per_uid;  // waiting or running
+    std::map<uid_t, int> per_uid;  // waiting
   };
 
   void Loop(Lane lane);
