@@ -40,7 +40,7 @@ void WhyCommand::Handle(const control::Request& request, const control::Caller& 
   auto args = control::ParseWhyArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
   const bool member = caller.access == control::AccessLevel::kReadOnly;
-  if (in_flight_ >= kMaxInFlight || (member && per_uid_[caller.uid] >= 1))
+  if (in_flight_ >= kMaxInFlight || (member && per_uid_.count(caller.uid) > 0))
     return reply(MakeResponse(ResultCode::kError,
                               "refused: too many `why` requests in progress; try again when they are answered"));
   ++in_flight_;

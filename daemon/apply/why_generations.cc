@@ -35,6 +35,19 @@ std::optional<std::uint16_t> HeaderPKey(const std::string& definition) {
   return static_cast<std::uint16_t>(value & 0x7fff);
 }
 
+// Whitespace runs as one space, none at the ends: a re-wrapped member list
+// is not a change.
+std::string Normalised(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 std::string PartitionDefinition(const std::string& partitions_conf, std::uint16_t pkey) {
@@ -43,8 +56,8 @@ std::string PartitionDefinition(const std::string& partitions_conf, std::uint16_
   while (start < all.size()) {
     std::size_t end = all.find(';', start);
     if (end == std::string::npos) end = all.size();
-    std::string definition = all.substr(start, end - start);
-    if (HeaderPKey(definition) == (pkey & 0x7fff)) found += definition + ";";
+    std::string definition = Normalised(all.substr(start, end - start));
+    if (HeaderPKey(definition) == (pkey & 0x7fff)) found += (found.empty() ? "" : " ") + definition + " ;";
     start = end + 1;
   }
   return found;

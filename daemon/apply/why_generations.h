@@ -17,8 +17,9 @@ namespace smsupd {
 
 inline constexpr std::size_t kMaxWhyGenerationsScanned = 32;
 
-// The definitions (header and members, comments dropped) of `pkey` (15
-// bits) in a partitions.conf text, concatenated; "" when it has none.
+// The definitions (header and members, comments dropped, whitespace runs
+// as one space) of `pkey` (15 bits) in a partitions.conf text, each ending
+// " ;", concatenated; "" when it has none.
 std::string PartitionDefinition(const std::string& partitions_conf, std::uint16_t pkey);
 
 // P_Key -> generation, for each of `pkeys` the current generation defines.
