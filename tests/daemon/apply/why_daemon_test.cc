@@ -151,5 +151,37 @@ TEST_F(WhyDaemonTest, NamesAreBoundedAndArgumentsChecked) {
   EXPECT_EQ(unknown.arguments["suggestions"][0], "gpu01") << unknown.text;
 }
 
+// At most WhyCommand::kMaxInFlight requests run at once; more are refused
+// at once, not queued behind a fabric that is slow to answer.
+TEST_F(WhyDaemonTest, RequestsBeyondTheCapAreRefusedNotQueued) {
+  fabric_->BlockCalls();  // the walk every request waits for is stuck
+  std::vector<std::future<control::Response>> replies;
+  for (int i = 0; i < WhyCommand::kMaxInFlight + 2; ++i)
+    replies.push_back(std::async(std::launch::async, [this] { return Call("why", {{"a", "gpu01"}, {"b", "stor01"}}); }));
+  auto ready = [&] {
+    int n = 0;
+    for (auto& reply : replies) n += reply.wait_for(0s) == std::future_status::ready;
+    return n;
+  };
+  auto end = std::chrono::steady_clock::now() + 20s;
+  while (ready() < 2 && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(10ms);  // a condition
+  EXPECT_EQ(ready(), 2) << "the requests past the cap are answered at once";
+  fabric_->ReleaseCalls();
+  int refused = 0, answered = 0;
+  for (auto& future : replies) {
+    control::Response reply = future.get();
+    if (reply.result == control::ResultCode::kError &&
+        reply.text.find("too many `why` requests") != std::string::npos)
+      ++refused;
+    else if (reply.ok() && reply.arguments.value("answer", "") == "yes")
+      ++answered;
+    else
+      ADD_FAILURE() << reply.text;
+  }
+  EXPECT_EQ(refused, 2);
+  EXPECT_EQ(answered, WhyCommand::kMaxInFlight);
+  EXPECT_EQ(Call("why", {{"a", "gpu01"}, {"b", "stor01"}}).arguments["answer"], "yes") << "the slots are free again";
+}
+
 }  // namespace
 }  // namespace smsupd
