@@ -1,7 +1,5 @@
 #include "daemon/apply/why_command.h"
 
-#include <spdlog/spdlog.h>
-
 #include <boost/asio/post.hpp>
 
 #include "daemon/pkey/why_names.h"
@@ -23,7 +21,6 @@ Result<std::vector<std::uint16_t>> ReadTable(Fabric& fabric, const DiscoveredPor
 }
 
 }  // namespace
-
 
 WhyCommand::WhyCommand(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker)
     : io_(io), running_(running), worker_(worker) {}
