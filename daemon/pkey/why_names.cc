@@ -85,10 +85,12 @@ std::variant<NamedPorts, UnknownName> ResolveWhyName(std::string_view name, cons
     if (const DiscoveredPort* port = FindGuid(ports, *guid)) {
       Add(named, *port);
       named.name = PortDisplayName(*port, hosts);
-    } else {
-      named.missing.push_back(*guid);
+      return named;
     }
-    return named;
+    if (!host.empty()) {  // the inventory's, not discovered: an answer, not an error
+      named.missing.push_back(*guid);
+      return named;
+    }
   }
   unsigned lid = 0;
   auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), lid);

@@ -2,6 +2,8 @@
 // host name (every port of the host), a NodeDescription (exact, every port
 // the walk found with it), a port GUID (0x + 16 hex digits) or a LID
 // (decimal, a port's base LID). Pure: the inventory and the walk's ports in.
+// A host (or a host's GUID) the walk did not find is known, without ports;
+// a GUID or LID neither the inventory nor the walk has is unknown.
 #pragma once
 
 #include <cstddef>

@@ -143,6 +143,11 @@ TEST(WhyNamesTest, AnInventoryHostNotDiscoveredIsKnownWithoutPorts) {
   auto named = std::get<NamedPorts>(ResolveWhyName("stor09", kHosts, Ports()));
   EXPECT_TRUE(named.ports.empty());
   EXPECT_EQ(named.missing, std::vector<Guid>{0x99});
+  auto by_guid = std::get<NamedPorts>(ResolveWhyName("0x0000000000000099", kHosts, Ports()));
+  EXPECT_EQ(by_guid.name, "stor09");
+  EXPECT_TRUE(by_guid.ports.empty());
+  EXPECT_TRUE(std::holds_alternative<UnknownName>(ResolveWhyName("0x0000000000000098", kHosts, Ports())))
+      << "a GUID nobody has";
 }
 
 TEST(WhyNamesTest, AnUnknownNameGetsTheClosestNames) {
