@@ -1,7 +1,7 @@
 // The end of a `why` request, off the event loop: the config's memberships
 // of the named ports, the generations that last changed their partitions,
 // the decision per pair of ports, and the reply.
-#include <boost/asio/post.hpp>
+#include <algorithm>
 #include <set>
 
 #include "config/pkey_tables.h"
@@ -124,7 +124,14 @@ std::vector<WhyPartition> PartitionsOf(const Side& a, const Side& b,
   return partitions;
 }
 
-control::Response Answer(const Inputs& in, const GenerationStore& store) {
+struct Pair {
+  Side a, b;
+  WhyAnswer answer;
+};
+
+// Every pair of the two names' ports (a side with no port in the fabric
+// takes part as its inventory GUID), each decided.
+std::vector<Pair> DecidePairs(const Inputs& in) {
   std::map<std::uint16_t, std::string> names;
   const Memberships intents = Intents(in, &names);
   std::vector<const DiscoveredPort*> a_ports, b_ports;
@@ -132,27 +139,29 @@ control::Response Answer(const Inputs& in, const GenerationStore& store) {
   for (const auto& p : in.b.ports) b_ports.push_back(&p);
   if (a_ports.empty()) a_ports.push_back(nullptr);
   if (b_ports.empty()) b_ports.push_back(nullptr);
-  struct Pair { Side a, b; WhyAnswer answer; };
   std::vector<Pair> pairs;
-  std::set<std::uint16_t> pkeys;
   for (const DiscoveredPort* pa : a_ports)
     for (const DiscoveredPort* pb : b_ports) {
       Side a = MakeSide(in, in.a, pa, intents), b = MakeSide(in, in.b, pb, intents);
       WhyAnswer answer = DecideWhy(a.end, b.end, PartitionsOf(a, b, names));
-      for (const auto& p : answer.partitions) pkeys.insert(p.pkey);
       pairs.push_back({std::move(a), std::move(b), std::move(answer)});
     }
-  const auto generations = LastChangedGenerations(store, in.generation, pkeys);
+  return pairs;
+}
+
+void AddGenerations(std::vector<Pair>& pairs, const GenerationStore& store, std::uint64_t current) {
+  std::set<std::uint16_t> pkeys;
+  for (const auto& pair : pairs)
+    for (const auto& p : pair.answer.partitions) pkeys.insert(p.pkey);
+  const auto generations = LastChangedGenerations(store, current, pkeys);
   for (auto& pair : pairs)
     for (auto& p : pair.answer.partitions)
       if (auto g = generations.find(p.pkey); g != generations.end()) p.generation = g->second;
-  std::size_t chosen = 0;
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    if (pairs[i].answer.yes) { chosen = i; break; }
-  Pair& best = pairs[chosen];
-  nlohmann::json partitions = nlohmann::json::array();
-  for (const auto& p : best.answer.partitions) partitions.push_back(ToJson(p));
-  std::vector<std::string> notes = best.answer.notes;
+}
+
+// The answer's notes plus what the names themselves leave out.
+std::vector<std::string> NotesOf(const Inputs& in, const WhyAnswer& answer) {
+  std::vector<std::string> notes = answer.notes;
   for (const NamedPorts* side : {&in.a, &in.b}) {
     if (!side->ports.empty() && !side->missing.empty())
       notes.push_back(side->name + ": " + std::to_string(side->missing.size()) +
@@ -161,9 +170,20 @@ control::Response Answer(const Inputs& in, const GenerationStore& store) {
       notes.push_back(side->name + ": " + std::to_string(side->cut) + " more port(s) not considered (limit " +
                       std::to_string(kMaxWhyPortsPerName) + ")");
   }
+  return notes;
+}
+
+// The reply: the first pair that can talk, else the first pair.
+control::Response Answer(const Inputs& in, const GenerationStore& store) {
+  std::vector<Pair> pairs = DecidePairs(in);
+  AddGenerations(pairs, store, in.generation);
+  auto yes = std::find_if(pairs.begin(), pairs.end(), [](const Pair& p) { return p.answer.yes; });
+  const Pair& best = yes == pairs.end() ? pairs.front() : *yes;
+  nlohmann::json partitions = nlohmann::json::array();
+  for (const auto& p : best.answer.partitions) partitions.push_back(ToJson(p));
   nlohmann::json arguments = {{"answer", best.answer.yes ? "yes" : "no"},
                               {"reason", best.answer.reason},
-                              {"notes", notes},
+                              {"notes", NotesOf(in, best.answer)},
                               {"a", ToJson(best.a.end)},
                               {"b", ToJson(best.b.end)},
                               {"partitions", partitions},
