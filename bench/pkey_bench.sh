@@ -13,7 +13,9 @@
 # prints the daemon's own timings when its reply carries any (*ms fields),
 # then confirms independently with the test bed's probe: the far port's table
 # (one SMP) and a full directed-route walk compared with the product rule.
-# Ends with median and max per change.
+# Ends with median and max per change, then times `smctl --json why` between
+# two far hosts: once with the daemon's subnet walk, then with the walk it
+# shares for 30 s (two P_Key table reads)               target < 1 s.
 # Env: BUILD_DIR (default build/bench), PKEY_BENCH (a built pkey-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -155,6 +155,24 @@ Result<RollbackArguments> ParseRollbackArguments(const nlohmann::json& arguments
   return args;
 }
 
+nlohmann::json ToJson(const WhyArguments& args) { return {{"a", args.a}, {"b", args.b}}; }
+
+Result<WhyArguments> ParseWhyArguments(const nlohmann::json& arguments) {
+  WhyArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"a", "b"});
+  reader.String("a", &args.a);
+  reader.String("b", &args.b);
+  if (reader.error()) return *reader.error();
+  for (const auto& [key, value] : {std::pair{"a", &args.a}, std::pair{"b", &args.b}}) {
+    if (value->empty()) return Error{std::string("arguments.") + key + ": an empty name"};
+    if (value->size() > kMaxWhyNameBytes)
+      return Error{std::string("arguments.") + key + ": a name of " + std::to_string(value->size()) +
+                   " bytes; the limit is " + std::to_string(kMaxWhyNameBytes)};
+  }
+  return args;
+}
+
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments) {
   if (!arguments.is_object())
     return Error{"arguments: expected an object, got " + Describe(arguments)};
@@ -170,6 +188,8 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
     if (auto parsed = ParsePlanArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "rollback") {
     if (auto parsed = ParseRollbackArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "why") {
+    if (auto parsed = ParseWhyArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "version" || command.name == "list-commands" ||
              command.name == "status" || command.name == "history" ||
              command.name == "metrics") {

@@ -90,6 +90,17 @@ struct RollbackArguments {
 nlohmann::json ToJson(const RollbackArguments& args);
 Result<RollbackArguments> ParseRollbackArguments(const nlohmann::json& arguments);
 
+// why (13): {"a": NAME, "b": NAME}. A NAME is an inventory host name, a
+// port's NodeDescription, a port GUID (0x + 16 hex digits) or a LID
+// (decimal); the daemon resolves it. Each is 1..kMaxWhyNameBytes bytes.
+inline constexpr std::size_t kMaxWhyNameBytes = 256;
+struct WhyArguments {
+  std::string a;
+  std::string b;
+};
+nlohmann::json ToJson(const WhyArguments& args);
+Result<WhyArguments> ParseWhyArguments(const nlohmann::json& arguments);
+
 // Checks the arguments of any known command (unknown keys are refused, so a
 // typo is not silently ignored).
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments);

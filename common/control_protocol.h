@@ -44,6 +44,9 @@
 //   version 1, later: metrics(12): no arguments; the reply's arguments carry
 //              "exposition", the Prometheus text format the daemon's
 //              metrics.listen serves at /metrics (docs/metrics.md).
+//   version 1, later: why(13): {"a": NAME, "b": NAME} (control_arguments.h);
+//              read-only; can two end ports talk, in which partitions, by
+//              the config and by the P_Key tables read at request time.
 #pragma once
 
 #include <sys/types.h>
@@ -112,7 +115,7 @@ struct CommandInfo {
 };
 
 // Append-only: a new command goes at the end with the next number.
-inline constexpr std::array<CommandInfo, 13> kCommands = {{
+inline constexpr std::array<CommandInfo, 14> kCommands = {{
     {"version", 0, Access::kReadOnly, 1, false, "protocol and daemon version"},
     {"list-commands", 1, Access::kReadOnly, 1, false, "the commands this daemon knows"},
     {"status", 2, Access::kReadOnly, 1, false, "this node, its OpenSM, the subnet's SMs, health"},
@@ -127,6 +130,8 @@ inline constexpr std::array<CommandInfo, 13> kCommands = {{
     {"restart-opensm", 11, Access::kChanging, 1, false,
      "restart the local OpenSM, handing over first when MASTER"},
     {"metrics", 12, Access::kReadOnly, 1, false, "Prometheus text exposition of the daemon's metrics"},
+    {"why", 13, Access::kReadOnly, 1, false,
+     "can two end ports talk: partitions by the config and by the fabric's P_Key tables"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);

@@ -104,6 +104,8 @@ Status Daemon::StartUp() {
   status_.RegisterCommands(router_);
   metrics_->RegisterCommands(router_);
   applier_->RegisterCommands(router_);
+  why_ = std::make_unique<WhyCommand>(io_, running_, *worker_);
+  why_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();
   // A running OpenSM of ours (smsupd restarted) is adopted as it is; else the

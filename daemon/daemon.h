@@ -9,6 +9,7 @@
 //   MadWorker          daemon/fabric   the MAD thread (libibmad / libibumad)
 //   OpenSmController   daemon/opensm   OpenSM's files, process and log
 //   ConfigApplier      daemon/apply    reload / rollback / plan / history
+//   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
 //   EventHooks         daemon/hooks    hooks.directory's executables, run for each event
@@ -37,6 +38,7 @@
 #include "common/result.h"
 #include "daemon/apply/config_applier.h"
 #include "daemon/apply/running_config.h"
+#include "daemon/apply/why_command.h"
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
 #include "daemon/control/control_server.h"
@@ -123,6 +125,7 @@ class Daemon {
   std::unique_ptr<MadWorker> worker_;
   std::unique_ptr<OpenSmController> opensm_;
   std::unique_ptr<ConfigApplier> applier_;
+  std::unique_ptr<WhyCommand> why_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.
   std::unique_ptr<MetricsService> metrics_;

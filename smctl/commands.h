@@ -48,6 +48,11 @@ int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_cod
 int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunRollback(const GlobalOptions& options, const control::RollbackArguments& args,
                 std::ostream& out, std::ostream& err);
+// smctl why A B: exit 0 when the two share a usable partition on the fabric,
+// 1 when they do not (or the fabric could not tell), 4 when a name is
+// unknown (error.code "unknown-name", the closest names in the message).
+int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std::ostream& out,
+           std::ostream& err);
 // smctl metrics: the daemon's Prometheus text exposition, as /metrics serves it.
 int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 // "smctl 0.1.0 (protocol 1)": what `smctl --version` prints, without asking

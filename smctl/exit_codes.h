@@ -11,10 +11,13 @@
 //   3     daemon unreachable: no socket, nothing listening,    "unreachable"
 //         no answer in time, connection lost
 //   4     the config is invalid: nothing applied / written     "invalid", "too-large"
+//         (`why`: a name smctl's daemon does not know)         "unknown-name"
 //   5     `plan --exit-code` only: refused or daemon error     (as 1)
 //         (1 means "changes" there, as in `git diff`)
 //   6     a FILE smctl or the daemon reads cannot be read      "unreadable"
 //
+// `why` answers "no" with 1 (not an error: ok is true, as `plan
+// --exit-code` reporting changes).
 // 0-3 were smctl's codes from the start and keep their meaning; 4 is the
 // code `plan` always gave an invalid file; 5 is plan's refusal with
 // --exit-code. `smsupd --check` keeps its own 0 valid / 1 invalid /
@@ -28,6 +31,7 @@ inline constexpr int kExitFailed = 1;       // the operation failed or was refus
 inline constexpr int kExitUsage = 2;        // bad command line
 inline constexpr int kExitUnreachable = 3;  // no daemon: socket missing, refused, no answer
 inline constexpr int kExitInvalid = 4;      // the config is invalid; nothing applied or written
+inline constexpr int kExitUnknownName = 4;  // why: a name nobody knows (the closest are suggested)
 inline constexpr int kExitPlanRefused = 5;  // plan --exit-code: refused or daemon error
 inline constexpr int kExitUnreadable = 6;   // a file that must be read cannot be
 // plan --exit-code: something would change.

@@ -38,6 +38,7 @@ struct Choices {
   smsupd::control::RestartOpenSmArguments restart;
   std::string file;
   std::string out_dir;
+  smsupd::control::WhyArguments why;
 };
 
 // --json is accepted before or after the subcommand.
@@ -105,6 +106,10 @@ void AddCommands(CLI::App& app, Choices& choices) {
   render->add_option("FILE", choices.file, "the smsupd.yaml to render")->required();
   render->add_option("--out", choices.out_dir, "directory to write into")->required();
   AddJsonFlag(*render, choices);
+  auto* why = app.add_subcommand("why", "can two end ports talk over RDMA, and in which partitions");
+  why->add_option("A", choices.why.a, "host name, NodeDescription, port GUID (0x + 16 hex) or LID")->required();
+  why->add_option("B", choices.why.b, "the other end, named the same ways")->required();
+  AddJsonFlag(*why, choices);
   AddJsonFlag(*app.add_subcommand("metrics", "the daemon's Prometheus metrics (text format)"), choices);
   AddJsonFlag(*app.add_subcommand("version", "smctl's and the daemon's versions"), choices);
   AddJsonFlag(*app.add_subcommand("list-commands", "the commands the daemon knows"), choices);
@@ -141,6 +146,7 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("validate")) return RunValidate(global, choices.file, std::cout, std::cerr);
   if (app.got_subcommand("render"))
     return RunRender(global, choices.file, choices.out_dir, std::cout, std::cerr);
+  if (app.got_subcommand("why")) return RunWhy(global, choices.why, std::cout, std::cerr);
   if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
   if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);

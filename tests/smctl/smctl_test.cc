@@ -505,3 +505,47 @@ TEST_F(OfflineCommandsTest, RenderJsonReportsTheFilesItWrote) {
 
 }  // namespace
 }  // namespace smsupd::smctl
+
+namespace smsupd::smctl {
+namespace {
+
+// `why`: the answer is the exit code (0 yes, 1 no, which is not an error),
+// an unknown name is 4 with error.code "unknown-name", and the text output
+// starts with the answer.
+TEST(SmctlWhyTest, ExitCodesTellYesNoAndUnknownNameApart) {
+  RunningServer server;
+  auto& responses = server.handler.responses;
+  const nlohmann::json end = {{"name", "gpu01"}, {"guid", "0x0002c90300001031"}, {"lid", 9},
+                              {"node_description", "gpu01 HCA-1"}, {"in_fabric", true}};
+  const nlohmann::json partition = {{"pkey", "0x0030"}, {"name", "tenant-c"},
+                                    {"a", {{"intent", "limited"}, {"fact", "limited"}}},
+                                    {"b", {{"intent", "limited"}, {"fact", "limited"}}},
+                                    {"usable", false}, {"limited_with_limited", true}, {"generation", 3}};
+  const std::string no = "no: gpu01 is a limited member of 0x0030 (tenant-c) and stor01 too; they share no "
+                         "partition with a full member";
+  responses["why"] = MakeResponse(ResultCode::kSuccess, no,
+                                  {{"answer", "no"}, {"reason", no.substr(4)}, {"a", end}, {"b", end},
+                                   {"partitions", {partition}}, {"notes", nlohmann::json::array()}});
+  auto text = RunSmctl({"--socket", server.socket_path(), "why", "gpu01", "stor01"});
+  EXPECT_EQ(text.exit_code, 1) << text.err;
+  EXPECT_EQ(text.out.rfind(no + "\n", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("no (l/l)"), std::string::npos) << text.out;
+  auto json = RunSmctl({"--socket", server.socket_path(), "why", "gpu01", "stor01", "--json"});
+  ExpectEnvelope(json, "why", 1, "");
+  auto parsed = nlohmann::json::parse(json.out);
+  EXPECT_EQ(parsed["answer"], "no");
+  EXPECT_EQ(parsed["partitions"][0]["pkey"], "0x0030");
+
+  responses["why"] = MakeResponse(ResultCode::kSuccess, "yes: ...", {{"answer", "yes"}, {"reason", "..."}});
+  ExpectEnvelope(RunSmctl({"--socket", server.socket_path(), "why", "a", "b", "--json"}), "why", 0, "");
+
+  responses["why"] = MakeResponse(ResultCode::kError, "unknown name 'gpu1': ...; closest: gpu01",
+                                  {{"error_code", "unknown-name"}, {"name", "gpu1"}, {"suggestions", {"gpu01"}}});
+  auto unknown = RunSmctl({"--socket", server.socket_path(), "why", "gpu1", "b", "--json"});
+  ExpectEnvelope(unknown, "why", 4, "unknown-name");
+  EXPECT_NE(unknown.err.find("closest: gpu01"), std::string::npos) << unknown.err;
+  ExpectEnvelope(RunSmctl({"--socket", server.socket_path(), "why", "only-one", "--json"}), "why", 2, "usage");
+}
+
+}  // namespace
+}  // namespace smsupd::smctl

@@ -99,6 +99,11 @@ TEST_F(AccessTest, MemberReadsEverythingAndChangesNothingStrangerCannotConnect) 
     SmctlResult result = AsMember(args);
     EXPECT_EQ(result.exit_code, 0) << json(args).dump() << ": " << result.Describe();
   }
+  // why is read-only too; its exit code is the answer (0 yes, 1 no).
+  SmctlResult why = AsMember({"why", master_->node(), master_->node()});
+  EXPECT_TRUE((why.exit_code == 0 && why.out.rfind("yes: ", 0) == 0) ||
+              (why.exit_code == 1 && why.out.rfind("no: ", 0) == 0))
+      << why.Describe();
   const std::vector<std::vector<std::string>> changing = {
       {"reload"}, {"reload", "--wait"}, {"rollback"}, {"failover"}, {"restart-opensm", "--force"}};
   const std::optional<pid_t> opensm = master_->OpenSmPid();
