@@ -3,8 +3,11 @@
 # booted): dpkg -i fails on the missing libraries and apt-get -f install
 # brings exactly what the package declares; files, owners and modes;
 # smsupd --version and --check of the shipped config; man pages; the units
-# through systemd-analyze verify; nothing enabled; an upgrade over itself
-# keeps an edited conffile; postinst warns on stderr about an enabled
+# through systemd-analyze verify; nothing enabled; an upgrade from the
+# previous build (this one repacked with a lower version, so every
+# maintainer script runs its upgrade path: preinst upgrade, the old
+# prerm upgrade, postinst configure OLD-VERSION) and a reinstall over
+# itself keep an edited conffile; postinst warns on stderr about an enabled
 # opensm@ instance; purge leaves only what Debian policy keeps (the system
 # group). Then the Ansible role of smsupd-ansible, run inside the tree,
 # installs the .deb, masks opensm.service, writes the SM_Key file and
@@ -47,8 +50,19 @@ trap 'tree_down "$dir"' EXIT
 tree_up "$base" "$dir"
 cp "$deb" "$dir/root/root/smsupd.deb"
 
-step "dpkg -i $(basename "$deb") into a minimal Debian 12"
-if in_tree "$dir" dpkg -i /root/smsupd.deb >"$dir/dpkg.log" 2>&1; then
+# The previous build: this package with a lower version ("~prev1" sorts
+# before the version itself).
+version=$(dpkg-deb -f "$deb" Version)
+previous_version="${version}~prev1"
+repack="$dir/repack"
+dpkg-deb -R "$deb" "$repack"
+sed -i "s/^Version: .*/Version: $previous_version/" "$repack/DEBIAN/control"
+dpkg-deb -b --root-owner-group "$repack" "$dir/root/root/smsupd-previous.deb" >/dev/null
+rm -rf "$repack"
+dpkg --compare-versions "$previous_version" lt "$version" || { echo "FAIL $previous_version is not older"; exit 1; }
+
+step "dpkg -i the previous build ($previous_version) into a minimal Debian 12"
+if in_tree "$dir" dpkg -i /root/smsupd-previous.deb >"$dir/dpkg.log" 2>&1; then
   echo "FAIL dpkg -i succeeded without the libraries: Depends is empty?"
   exit 1
 fi
@@ -111,14 +125,25 @@ exit $failed
 CHECK
 in_tree "$dir" bash /root/check-installed.sh
 
-step "dpkg -i over itself, with an edited conffile"
+step "upgrade from $previous_version to $version, with an edited conffile"
 in_tree "$dir" sh -c 'echo "# edited by the operator" >>/etc/smsupd/smsupd.yaml'
 in_tree "$dir" dpkg -i /root/smsupd.deb >"$dir/upgrade.log" 2>&1 || { cat "$dir/upgrade.log"; exit 1; }
+installed=$(in_tree "$dir" dpkg-query -W -f='${Version}' smsupd)
+[ "$installed" = "$version" ] || { echo "FAIL installed version $installed after the upgrade, want $version"; exit 1; }
+grep -qF "Unpacking smsupd ($version) over ($previous_version)" "$dir/upgrade.log" ||
+  { cat "$dir/upgrade.log"; echo "FAIL dpkg did not upgrade over $previous_version"; exit 1; }
 in_tree "$dir" sh -c 'tail -1 /etc/smsupd/smsupd.yaml | grep -qx "# edited by the operator"' ||
   { echo "FAIL the upgrade replaced the edited conffile"; exit 1; }
 in_tree "$dir" sh -c 'smsupd --version >/dev/null && [ "$(stat -c %a /var/lib/smsupd)" = 700 ]' ||
   { echo "FAIL the package is broken after the upgrade"; exit 1; }
-echo "ok   upgraded; the edited conffile stays"
+echo "ok   upgraded from $previous_version to $installed; the edited conffile stays"
+in_tree "$dir" bash /root/check-installed.sh
+
+step "dpkg -i over itself (a reinstall)"
+in_tree "$dir" dpkg -i /root/smsupd.deb >"$dir/reinstall.log" 2>&1 || { cat "$dir/reinstall.log"; exit 1; }
+in_tree "$dir" sh -c 'tail -1 /etc/smsupd/smsupd.yaml | grep -qx "# edited by the operator"' ||
+  { echo "FAIL the reinstall replaced the edited conffile"; exit 1; }
+echo "ok   reinstalled; the edited conffile stays"
 
 step "opensm reinstalled (its postinst enables opensm.service again)"
 in_tree "$dir" sh -c 'dpkg -i /var/cache/apt/archives/opensm_*.deb' >"$dir/opensm.log" 2>&1 ||
