@@ -14,6 +14,7 @@
 #include "daemon/daemon.h"
 #include "smctl/control_client.h"
 #include "tests/daemon/fabric/fake_fabric.h"
+#include "tests/daemon/in_process_daemon.h"
 
 namespace smsupd {
 namespace {
@@ -24,12 +25,7 @@ using nlohmann::json;
 
 constexpr Guid kPortGuid = 0x0002c903000000a1;
 
-class QuietNotifier : public Notifier {
- public:
-  void Notify(std::string_view) override {}
-  std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return std::nullopt; }
-  bool StopIsARestart() const override { return false; }
-};
+using in_process::QuietNotifier;
 
 class ConfigApplyDaemonTest : public ::testing::Test {
  protected:

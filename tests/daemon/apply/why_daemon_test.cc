@@ -15,6 +15,7 @@
 #include "daemon/daemon.h"
 #include "smctl/control_client.h"
 #include "tests/daemon/fabric/fake_fabric.h"
+#include "tests/daemon/in_process_daemon.h"
 
 namespace smsupd {
 namespace {
@@ -29,21 +30,14 @@ constexpr Guid kGpuPort2 = 0x0002c903000000b2;
 constexpr Guid kStorPort = 0x0002c903000000c1;
 constexpr Guid kDeadPort = 0x0002c903000000d1;
 
-class QuietNotifier : public Notifier {
- public:
-  void Notify(std::string_view) override {}
-  std::optional<std::chrono::microseconds> WatchdogTimeout() const override { return std::nullopt; }
-  bool StopIsARestart() const override { return false; }
-};
+using in_process::QuietNotifier;
 
 class WhyDaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char pattern[] = "/tmp/why-daemon-test-XXXXXX";
     dir_ = ::mkdtemp(pattern);
-    std::ofstream(dir_ + "/fake-opensm") << "#!/bin/sh\ntrap 'exit 0' TERM\ntrap '' HUP\n"
-                                         << "while :; do sleep 1 & wait $!; done\n";
-    ::chmod((dir_ + "/fake-opensm").c_str(), 0755);
+    in_process::WriteIdleOpenSm(dir_);
     std::string text = "version: 1\nnode: test\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n"
                        "  opensm:\n    binary: " + dir_ + "/fake-opensm\n"
                        "state_dir: " + dir_ + "/state\ncontrol:\n  socket: " + dir_ + "/run/sock\n"

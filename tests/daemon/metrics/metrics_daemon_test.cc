@@ -16,6 +16,7 @@
 #include "daemon/daemon.h"
 #include "smctl/control_client.h"
 #include "tests/daemon/fabric/fake_fabric.h"
+#include "tests/daemon/in_process_daemon.h"
 #include "tests/daemon/metrics/exposition_reader.h"
 #include "tests/daemon/metrics/http_get.h"
 
@@ -69,9 +70,7 @@ class MetricsDaemonTest : public ::testing::Test {
     ASSERT_EQ(::geteuid(), 0u) << "hooks must be root's: run the daemon's hook test as root";
     char pattern[] = "/tmp/metrics-daemon-test-XXXXXX";
     dir_ = ::mkdtemp(pattern);
-    std::ofstream(dir_ + "/fake-opensm") << "#!/bin/sh\ntrap 'exit 0' TERM\ntrap '' HUP\n"
-                                         << "while :; do sleep 1 & wait $!; done\n";
-    ::chmod((dir_ + "/fake-opensm").c_str(), 0755);
+    in_process::WriteIdleOpenSm(dir_);
     fs::create_directory(dir_ + "/hooks.d");
     ::chmod((dir_ + "/hooks.d").c_str(), 0755);
     std::ofstream(dir_ + "/hooks.d/10-record")
