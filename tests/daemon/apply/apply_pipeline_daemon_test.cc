@@ -55,17 +55,7 @@ class ConfigApplyDaemonTest : public ::testing::Test {
     exit_code_ = std::async(std::launch::async, [this] { return daemon_->Run(); });
     ASSERT_TRUE(WaitForAnswer()) << "the daemon did not answer status";
   }
-  void TearDown() override {
-    daemon_->RequestStop();
-    if (exit_code_.valid()) {
-      EXPECT_EQ(exit_code_.wait_for(30s), std::future_status::ready);
-    }
-    daemon_.reset();
-    std::ifstream pid_file(dir_ + "/state/opensm.pid");
-    std::string line;
-    if (std::getline(pid_file, line) && line.rfind("pid=", 0) == 0) ::kill(std::stoi(line.substr(4)), SIGKILL);
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { in_process::StopAndRemove(daemon_, exit_code_, dir_); }
   void WriteConfig(const std::string& partitions) {
     std::string text = "version: 1\nnode: test\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n"
                        "  opensm:\n    binary: " + dir_ + "/fake-opensm\n"

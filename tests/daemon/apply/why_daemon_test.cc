@@ -71,17 +71,7 @@ class WhyDaemonTest : public ::testing::Test {
     exit_code_ = std::async(std::launch::async, [this] { return daemon_->Run(); });
     ASSERT_TRUE(WaitForSocket());
   }
-  void TearDown() override {
-    daemon_->RequestStop();
-    if (exit_code_.valid()) {
-      EXPECT_EQ(exit_code_.wait_for(30s), std::future_status::ready);
-    }
-    daemon_.reset();
-    std::ifstream pid_file(dir_ + "/state/opensm.pid");
-    std::string line;
-    if (std::getline(pid_file, line) && line.rfind("pid=", 0) == 0) ::kill(std::stoi(line.substr(4)), SIGKILL);
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { in_process::StopAndRemove(daemon_, exit_code_, dir_); }
   control::Response Call(const std::string& command, json arguments) {
     smctl::ControlClient client(dir_ + "/run/sock", 60s);
     auto response = client.Call({control::kProtocolVersion, command, std::move(arguments)});
