@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "daemon/daemon.h"
 #include "smctl/control_client.h"
@@ -81,7 +82,7 @@ class MetricsDaemonTest : public ::testing::Test {
         << "version: 1\nnode: test\nsm:\n  role: master\n  port_guid: 0x0002c903000000a1\n"
         << "  opensm:\n    binary: " << dir_ << "/fake-opensm\n"
         << "state_dir: " << dir_ << "/state\ncontrol:\n  socket: " << dir_ << "/run/sock\n"
-        << "metrics:\n  listen: 127.0.0.1:" << port_ << "\n"
+        << "metrics:\n  listen: 127.0.0.1:" << port_ << "\n  subnet: fabric-a\n"
         << "hooks:\n  directory: " << dir_ << "/hooks.d\n  timeout_ms: 2000\n"
         << "partitions:\n  - name: Default\n    pkey: 0x7fff\n    members:\n"
         << "      - { ports: ALL, membership: full }\n";
@@ -130,8 +131,16 @@ TEST_F(MetricsDaemonTest, TheSocketAndHttpServeTheSameMetricsAndHooksRun) {
   // The families dashboards and alert rules lean on: the subnet this pair
   // supervises, each health problem with its severity, start times, the
   // failover duration histogram, the process collector.
-  EXPECT_NE(socket_text.find("smsupd_subnet_info{"), std::string::npos) << socket_text;
-  EXPECT_NE(socket_text.find("port_guid=\"" + FormatGuid(kPortGuid) + "\""), std::string::npos) << socket_text;
+  // One subnet_info series with every label the alert rules and the
+  // dashboard group by: the name metrics.subnet gives, OpenSM's default
+  // prefix, the port and the node.
+  const std::size_t info = socket_text.find("smsupd_subnet_info{");
+  ASSERT_NE(info, std::string::npos) << socket_text;
+  const std::string info_line = socket_text.substr(info, socket_text.find('\n', info) - info);
+  for (const std::string& label : std::vector<std::string>{"subnet=\"fabric-a\"", "subnet_prefix=\"0xfe80000000000000\"",
+                                  "port_guid=\"" + FormatGuid(kPortGuid) + "\"", "node=\"test\""})
+    EXPECT_NE(info_line.find(label), std::string::npos) << label << " missing in " << info_line;
+  EXPECT_EQ(socket_text.find("smsupd_subnet_info{", info + 1), std::string::npos) << "one subnet, one series";
   EXPECT_NE(socket_text.find("smsupd_health_problem{id=\"NO_STANDBY\",severity=\"warning\"}"), std::string::npos)
       << socket_text;
   EXPECT_NE(socket_text.find("severity=\"critical\""), std::string::npos) << "every catalogued problem has a series";
@@ -142,6 +151,15 @@ TEST_F(MetricsDaemonTest, TheSocketAndHttpServeTheSameMetricsAndHooksRun) {
                              "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds"})
     EXPECT_TRUE(families.count(family)) << family << " is missing";
   EXPECT_GT(SampleValue(socket_text, "process_resident_memory_bytes"), 0);
+  // The failover duration is a histogram whose series exist before the
+  // first failover, so histogram_quantile has buckets to read from the start.
+  for (const char* series : {"smsupd_failover_duration_seconds_bucket{cause=\"master_lost\",le=\"0.25\"}",
+                             "smsupd_failover_duration_seconds_bucket{cause=\"master_lost\",le=\"+Inf\"}",
+                             "smsupd_failover_duration_seconds_sum{cause=\"master_lost\"}",
+                             "smsupd_failover_duration_seconds_count{cause=\"master_lost\"}"})
+    EXPECT_EQ(SampleValue(socket_text, series), 0) << series;
+  for (const char* family : {"process_virtual_memory_bytes", "process_max_fds"})
+    EXPECT_TRUE(families.count(family)) << family << " is missing";
   // A request is counted once answered: the next exposition shows it.
   EXPECT_GE(SampleValue(SocketMetrics(), "smsupd_control_requests_total{command=\"metrics\",result=\"success\"}"), 1);
 
