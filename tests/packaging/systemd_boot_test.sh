@@ -221,11 +221,13 @@ state=$(in_machine systemctl is-active "$plain_opensm" || true)
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 in_machine journalctl --no-pager -o cat -u smsupd.service | grep -q DAEMON_READY && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"
-# The members' job thread moved itself to SCHED_IDLE under the unit's
-# system-call filter (a refused call would have killed smsupd, SIGSYS).
+# The members' job threads (plan and validate; why) moved themselves to
+# SCHED_IDLE under the unit's system-call filter (a refused call would have
+# killed smsupd, SIGSYS).
 idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; do chrt -p ${t##*/}; done' |
   grep -c SCHED_IDLE || true)
-[ "$idle" = 1 ] && ok "one smsupd thread is SCHED_IDLE (members' jobs)" || fail "$idle SCHED_IDLE threads"
+[ "$idle" = 2 ] && ok "two smsupd threads are SCHED_IDLE (members' jobs: plan/validate, why)" ||
+  fail "$idle SCHED_IDLE threads, want 2"
 journal smsupd.service | grep -q JOB_PRIORITY_NOT_SET && fail "journal: JOB_PRIORITY_NOT_SET" || true
 
 scrape() {  # scrape ADDRESS: /metrics over HTTP from the container, outside the units (5 s)
