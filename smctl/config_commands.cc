@@ -7,6 +7,7 @@
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
 #include "smctl/json_envelope.h"
+#include "smctl/text_output.h"
 #include "common/control_arguments.h"
 
 namespace smsupd::smctl {
@@ -23,12 +24,6 @@ std::string Row(const std::string& a, const std::string& b, const std::string& c
   std::snprintf(line, sizeof line, "%-5s %-24s %-22s %-9s %-14s %s\n", a.c_str(), b.c_str(),
                 c.c_str(), d.c_str(), e.c_str(), f.c_str());
   return line;
-}
-
-std::string Text(const nlohmann::json& json, const char* key) {
-  auto it = json.find(key);
-  if (it == json.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
 // The request for `smctl plan FILE`, or why FILE cannot be sent (6
@@ -81,10 +76,10 @@ int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& er
   if (!options.json) {
     out << Row("GEN", "APPLIED AT", "BY", "VERIFIED", "HASH", "SUMMARY");
     for (const auto& generation : response->arguments.value("generations", nlohmann::json::array())) {
-      std::string number = Text(generation, "generation") + (generation.value("current", false) ? "*" : "");
-      out << Row(number, Text(generation, "applied_at"), Text(generation, "applied_by"),
-                 Text(generation, "verification"), Text(generation, "hash").substr(0, 12),
-                 Text(generation, "summary"));
+      std::string number = FieldText(generation, "generation") + (generation.value("current", false) ? "*" : "");
+      out << Row(number, FieldText(generation, "applied_at"), FieldText(generation, "applied_by"),
+                 FieldText(generation, "verification"), FieldText(generation, "hash").substr(0, 12),
+                 FieldText(generation, "summary"));
     }
   }
   return Finish(options.json, "history", Succeeded(*response), out, err);

@@ -130,4 +130,11 @@ std::string FormatCommandList(const nlohmann::json& commands) {
   return text;
 }
 
+std::string FieldText(const nlohmann::json& json, const char* key) {
+  if (!json.is_object()) return "";
+  auto it = json.find(key);
+  if (it == json.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 }  // namespace smsupd::smctl

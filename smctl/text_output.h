@@ -23,6 +23,10 @@ std::string FormatStatus(const control::StatusWire& status);
 std::string FormatEvent(const control::EventWire& event);
 std::string FormatEventHeader();
 
+// json[key] as text for a table: a string as it is, another value in its
+// JSON form, "" when json is no object or the key is absent or null.
+std::string FieldText(const nlohmann::json& json, const char* key);
+
 // The `list-commands` reply as a table.
 std::string FormatCommandList(const nlohmann::json& commands);
 

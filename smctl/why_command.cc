@@ -3,25 +3,19 @@
 #include <cstdio>
 
 #include "smctl/commands.h"
+#include "smctl/text_output.h"
 
 namespace smsupd::smctl {
 
 namespace {
 
-std::string Str(const nlohmann::json& json, const char* key) {
-  if (!json.is_object()) return "";
-  auto it = json.find(key);
-  if (it == json.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
 std::string EndLine(const char* label, const nlohmann::json& end) {
-  std::string line = std::string(label) + ": " + Str(end, "name");
-  if (!Str(end, "guid").empty()) line += "  " + Str(end, "guid");
-  if (end.is_object() && end.value("in_fabric", true)) line += "  lid " + Str(end, "lid");
+  std::string line = std::string(label) + ": " + FieldText(end, "name");
+  if (!FieldText(end, "guid").empty()) line += "  " + FieldText(end, "guid");
+  if (end.is_object() && end.value("in_fabric", true)) line += "  lid " + FieldText(end, "lid");
   else line += "  (not in the fabric)";
-  if (!Str(end, "node_description").empty()) line += "  \"" + Str(end, "node_description") + "\"";
-  if (!Str(end, "read_error").empty()) line += "  P_Key table not read: " + Str(end, "read_error");
+  if (!FieldText(end, "node_description").empty()) line += "  \"" + FieldText(end, "node_description") + "\"";
+  if (!FieldText(end, "read_error").empty()) line += "  P_Key table not read: " + FieldText(end, "read_error");
   return line + "\n";
 }
 
@@ -34,10 +28,10 @@ std::string Table(const nlohmann::json& partitions) {
     if (!p.is_object()) continue;
     const nlohmann::json a = p.value("a", nlohmann::json::object()), b = p.value("b", nlohmann::json::object());
     std::string usable = p.value("usable", false) ? "yes" : (p.value("limited_with_limited", false) ? "no (l/l)" : "no");
-    std::snprintf(line, sizeof line, "%-7s %-20s %-9s %-9s %-9s %-9s %-9s %s\n", Str(p, "pkey").c_str(),
-                  Str(p, "name").substr(0, 20).c_str(), Str(a, "intent").c_str(), Str(a, "fact").c_str(),
-                  Str(b, "intent").c_str(), Str(b, "fact").c_str(), usable.c_str(),
-                  Str(p, "generation").empty() ? "-" : Str(p, "generation").c_str());
+    std::snprintf(line, sizeof line, "%-7s %-20s %-9s %-9s %-9s %-9s %-9s %s\n", FieldText(p, "pkey").c_str(),
+                  FieldText(p, "name").substr(0, 20).c_str(), FieldText(a, "intent").c_str(), FieldText(a, "fact").c_str(),
+                  FieldText(b, "intent").c_str(), FieldText(b, "fact").c_str(), usable.c_str(),
+                  FieldText(p, "generation").empty() ? "-" : FieldText(p, "generation").c_str());
     text += line;
   }
   return text;
@@ -53,7 +47,7 @@ int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std:
   if (!response) return Finish(options.json, "why", FromClientError(client.error()), out, err);
   if (!response->ok()) {
     CommandOutcome outcome = Refused(*response);
-    if (Str(response->arguments, "error_code") == "unknown-name") {
+    if (FieldText(response->arguments, "error_code") == "unknown-name") {
       outcome.exit_code = kExitUnknownName;
       outcome.error_code = "unknown-name";
     }
@@ -61,7 +55,7 @@ int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std:
   }
   const nlohmann::json& reply = response->arguments;
   CommandOutcome outcome = Succeeded(*response);
-  const bool yes = Str(reply, "answer") == "yes";
+  const bool yes = FieldText(reply, "answer") == "yes";
   outcome.exit_code = yes ? kExitOk : kExitFailed;
   if (!options.json) {
     out << response->text << "\n";
@@ -71,8 +65,8 @@ int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std:
     for (const auto& note : reply.value("notes", nlohmann::json::array()))
       if (note.is_string()) out << "note: " << note.get<std::string>() << "\n";
     for (const auto& pair : reply.value("pairs", nlohmann::json::array()))
-      out << "port " << Str(pair, "a") << " - " << Str(pair, "b") << ": " << Str(pair, "answer") << ": "
-          << Str(pair, "reason") << "\n";
+      out << "port " << FieldText(pair, "a") << " - " << FieldText(pair, "b") << ": " << FieldText(pair, "answer") << ": "
+          << FieldText(pair, "reason") << "\n";
   }
   return Finish(options.json, "why", outcome, out, err);
 }
