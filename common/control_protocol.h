@@ -115,7 +115,7 @@ struct CommandInfo {
 };
 
 // Append-only: a new command goes at the end with the next number.
-inline constexpr std::array<CommandInfo, 14> kCommands = {{
+inline constexpr std::array<CommandInfo, 16> kCommands = {{
     {"version", 0, Access::kReadOnly, 1, false, "protocol and daemon version"},
     {"list-commands", 1, Access::kReadOnly, 1, false, "the commands this daemon knows"},
     {"status", 2, Access::kReadOnly, 1, false, "this node, its OpenSM, the subnet's SMs, health"},
@@ -132,6 +132,10 @@ inline constexpr std::array<CommandInfo, 14> kCommands = {{
     {"metrics", 12, Access::kReadOnly, 1, false, "Prometheus text exposition of the daemon's metrics"},
     {"why", 13, Access::kReadOnly, 1, false,
      "can two end ports talk: partitions by the config and by the fabric's P_Key tables"},
+    {"ports", 14, Access::kReadOnly, 1, false,
+     "every end port and switch port: state, link rate, error counters, problems"},
+    {"cabling", 15, Access::kReadOnly, 1, false,
+     "the discovered links against the declared cabling; or today's links as CSV"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/guid.h"
+#include "config/cabling_csv.h"
 
 namespace smsupd::config {
 
@@ -141,6 +142,15 @@ struct HookSettings {
   int timeout_ms = 10000;  // per hook run, 100..600000; then SIGTERM, SIGKILL
 };
 
+// The optional `cabling` section: the port map, from a CSV file it names
+// or inline rows (docs/cabling.md). `declared` is false when the section
+// is absent: nothing is compared then.
+struct CablingSettings {
+  bool declared = false;
+  std::string file;                   // the CSV file, if that form is used
+  std::vector<DeclaredCable> cables;  // parsed and checked rows
+};
+
 struct Config {
   int version = kSchemaVersion;
   std::string node;  // empty in the file: the host name
@@ -154,6 +164,7 @@ struct Config {
   VerifySettings verify;
   MetricsSettings metrics;
   HookSettings hooks;
+  CablingSettings cabling;
   std::vector<Partition> partitions;
   std::string source_path;
   std::string source_text;  // the YAML as read; config_hash is taken over it

@@ -59,6 +59,19 @@ struct PortInfo {
   uint32_t capability_mask = 0;
   int local_port = 0;  // PortInfo.LocalPortNum: the port the query arrived on
   Guid port_guid = 0;  // only from LocalPortInfo(); PortInfo itself has no GUID
+  // The link's width and speed, as IBA 14.2.5.6 bit masks: widths 1 = 1x,
+  // 2 = 4x, 4 = 8x, 8 = 12x, 16 = 2x; speeds 1 = SDR, 2 = DDR, 4 = QDR; the
+  // extended speeds (used when LinkSpeedActive says so and the port sets
+  // IsExtendedSpeedsSupported) 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR.
+  int link_width_enabled = 0;
+  int link_width_supported = 0;
+  int link_width_active = 0;
+  int link_speed_enabled = 0;
+  int link_speed_supported = 0;
+  int link_speed_active = 0;
+  int link_speed_ext_enabled = 0;
+  int link_speed_ext_supported = 0;
+  int link_speed_ext_active = 0;
 
   bool is_sm() const { return (capability_mask & kCapabilityIsSm) != 0; }
 };
@@ -95,6 +108,72 @@ struct DiscoveredPort {
 // SM LID shows when the whole subnet knows a new master. nullopt if none has
 // a LID.
 std::optional<DiscoveredPort> FarthestCaPort(const std::vector<DiscoveredPort>& ports, Guid local);
+
+// One port of a node the walk reached: every port of a switch (0 and each
+// external port) and the port of a CA or router the walk entered by.
+struct TopologyPort {
+  Guid node_guid = 0;
+  int port_num = 0;
+  // The LID that addresses the port in LID-routed MADs (PerfMgt): a CA
+  // port's own LID, a switch's LID (its port 0's) for every switch port.
+  uint16_t lid = 0;
+  PortInfo info;
+  // The other end of the port's link, when the walk crossed it: its node
+  // GUID and port number (0 = no link seen).
+  Guid peer_node = 0;
+  int peer_port = 0;
+};
+
+// A node the walk reached (switches and CA nodes once each, however many
+// ports it entered them by).
+struct TopologyNode {
+  Guid node_guid = 0;
+  NodeType type = NodeType::kUnknown;
+  int num_ports = 0;
+  std::string node_description;  // printable text (common/printable_text.h)
+  int hops = 0;
+};
+
+// The subnet as one directed-route walk saw it: the end ports DiscoverPorts()
+// returns, every node and port with its PortInfo, the links between them, and
+// what did not answer (the walk never reports an unread port as healthy).
+struct FabricTopology {
+  std::vector<DiscoveredPort> end_ports;  // sorted by port GUID
+  std::vector<TopologyNode> nodes;        // sorted by node GUID
+  std::vector<TopologyPort> ports;        // sorted by node GUID, then port
+  // One line for each node or port that did not answer, e.g. "node
+  // 0x0002c9... (leaf01) port 7: PortInfo: no response". Bounded by
+  // kMaxTopologyUnread lines; unread_total counts them all.
+  std::vector<std::string> unread;
+  int unread_total = 0;
+  int smps = 0;
+};
+inline constexpr size_t kMaxTopologyUnread = 100;
+
+// PortCounters (PerfMgt attribute 0x12, IBA 16.1.3.5) of one port. The
+// error counters saturate at their width's maximum (they never wrap).
+struct PortCounters {
+  uint64_t symbol_errors = 0;                  // SymbolErrorCounter
+  uint64_t link_error_recovery = 0;            // LinkErrorRecoveryCounter
+  uint64_t link_downed = 0;                    // LinkDownedCounter
+  uint64_t rcv_errors = 0;                     // PortRcvErrors
+  uint64_t rcv_remote_physical_errors = 0;     // PortRcvRemotePhysicalErrors
+  uint64_t rcv_switch_relay_errors = 0;        // PortRcvSwitchRelayErrors
+  uint64_t xmit_discards = 0;                  // PortXmitDiscards
+  uint64_t xmit_constraint_errors = 0;         // PortXmitConstraintErrors
+  uint64_t rcv_constraint_errors = 0;          // PortRcvConstraintErrors
+  uint64_t local_link_integrity_errors = 0;    // LocalLinkIntegrityErrors
+  uint64_t excessive_buffer_overrun_errors = 0;  // ExcessiveBufferOverrunErrors
+  uint64_t vl15_dropped = 0;                   // VL15Dropped
+  uint64_t xmit_wait = 0;                      // PortXmitWait
+};
+
+// A port whose PortCounters to read: the LID that addresses it and the
+// port number (PortSelect).
+struct CounterTarget {
+  uint16_t lid = 0;
+  int port = 0;
+};
 
 // One row of the SA's SMInfoRecord table (SubnAdmGetTable, attribute 0x18).
 struct SmRecord {
@@ -157,6 +236,15 @@ class Fabric {
   // fails only when the local port cannot be read or the walk exceeds the
   // implementation's time budget (UmadFabricOptions::discovery_budget).
   virtual Result<std::vector<DiscoveredPort>> DiscoverPorts() = 0;
+  // The same walk, with every port's PortInfo and the links between nodes
+  // (no more SMPs than DiscoverPorts: the walk reads them anyway).
+  virtual Result<FabricTopology> DiscoverTopology() { return Error{"this fabric cannot walk its topology"}; }
+  // PortCounters of each target (PerfMgt Get over QP1, so the port needs a
+  // LID), one answer per target in order; an entry is an Error when its
+  // MAD got no answer. Keeps a few MADs in flight; the caller paces batches.
+  virtual std::vector<Result<PortCounters>> ReadPortCounters(const std::vector<CounterTarget>& targets) {
+    return std::vector<Result<PortCounters>>(targets.size(), Error{"this fabric cannot read PortCounters"});
+  }
 
   // SubnSet(SMInfo) with AttributeModifier HANDOVER to the SM at
   // `target_lid`, carrying `local` as the sending (master) SM's SMInfo.

@@ -51,7 +51,34 @@ PortInfo DecodePortInfo(const uint8_t* data) {
   info.lmc = static_cast<int>(Field(data, IB_PORT_LMC_F));
   info.capability_mask = Field(data, IB_PORT_CAPMASK_F);
   info.local_port = static_cast<int>(Field(data, IB_PORT_LOCAL_PORT_F));
+  info.link_width_enabled = static_cast<int>(Field(data, IB_PORT_LINK_WIDTH_ENABLED_F));
+  info.link_width_supported = static_cast<int>(Field(data, IB_PORT_LINK_WIDTH_SUPPORTED_F));
+  info.link_width_active = static_cast<int>(Field(data, IB_PORT_LINK_WIDTH_ACTIVE_F));
+  info.link_speed_enabled = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_ENABLED_F));
+  info.link_speed_supported = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_SUPPORTED_F));
+  info.link_speed_active = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_ACTIVE_F));
+  info.link_speed_ext_enabled = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_EXT_ENABLED_F));
+  info.link_speed_ext_supported = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F));
+  info.link_speed_ext_active = static_cast<int>(Field(data, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
   return info;
+}
+
+PortCounters DecodePortCounters(const uint8_t* data) {
+  PortCounters c;
+  c.symbol_errors = Field(data, IB_PC_ERR_SYM_F);
+  c.link_error_recovery = Field(data, IB_PC_LINK_RECOVERS_F);
+  c.link_downed = Field(data, IB_PC_LINK_DOWNED_F);
+  c.rcv_errors = Field(data, IB_PC_ERR_RCV_F);
+  c.rcv_remote_physical_errors = Field(data, IB_PC_ERR_PHYSRCV_F);
+  c.rcv_switch_relay_errors = Field(data, IB_PC_ERR_SWITCH_REL_F);
+  c.xmit_discards = Field(data, IB_PC_XMT_DISCARDS_F);
+  c.xmit_constraint_errors = Field(data, IB_PC_ERR_XMTCONSTR_F);
+  c.rcv_constraint_errors = Field(data, IB_PC_ERR_RCVCONSTR_F);
+  c.local_link_integrity_errors = Field(data, IB_PC_ERR_LOCALINTEG_F);
+  c.excessive_buffer_overrun_errors = Field(data, IB_PC_ERR_EXCESS_OVR_F);
+  c.vl15_dropped = Field(data, IB_PC_VL15_DROPPED_F);
+  c.xmit_wait = Field(data, IB_PC_XMT_WAIT_F);
+  return c;
 }
 
 NodeInfo DecodeNodeInfo(const uint8_t* data) {

@@ -20,6 +20,8 @@ SmInfo DecodeSmInfo(const uint8_t* data);
 void EncodeSmInfo(const SmInfo& info, uint8_t* data);
 PortInfo DecodePortInfo(const uint8_t* data);
 NodeInfo DecodeNodeInfo(const uint8_t* data);
+// PortCounters from the PerfMgt attribute data (IB_PC_DATA_SZ bytes).
+PortCounters DecodePortCounters(const uint8_t* data);
 // A P_Key table block: 32 big-endian 16-bit entries.
 std::vector<uint16_t> DecodePKeyBlock(const uint8_t* data);
 

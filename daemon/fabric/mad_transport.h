@@ -32,10 +32,13 @@ struct MadResponse {
   std::vector<uint8_t> mad;
 };
 
-// One request of a pipelined batch (no payload: Gets only).
+// One request of a pipelined batch (Gets only). `payload`, when not empty,
+// is the request's attribute data (rpc.datasz bytes at rpc.dataoffs), e.g.
+// a PerfMgt Get's PortSelect.
 struct MadRequest {
   ib_rpc_t rpc;
   ib_portid_t dest;
+  std::vector<uint8_t> payload;
 };
 
 class MadTransport {

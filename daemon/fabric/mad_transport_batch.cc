@@ -67,7 +67,8 @@ class MadTransport::Batch {
     ib_rpc_t rpc = requests_[index].rpc;
     ib_portid_t dest = requests_[index].dest;
     rpc.trid = 0;  // a fresh transaction ID for every attempt
-    int length = mad_build_pkt(buffer.data(), &rpc, &dest, nullptr, nullptr);
+    std::vector<uint8_t> payload = requests_[index].payload;
+    int length = mad_build_pkt(buffer.data(), &rpc, &dest, nullptr, payload.empty() ? nullptr : payload.data());
     if (length < 0) {
       results_[index] = Error{what_ + ": cannot encode the request"};
       return;

@@ -61,4 +61,12 @@ Result<std::vector<DiscoveredPort>> WalkSubnet(SubnetReader& reader,
                                                std::chrono::steady_clock::time_point deadline,
                                                SubnetWalkStats* stats = nullptr);
 
+// The same walk, keeping every node, every port it read (with PortInfo) and
+// the links it crossed. A link is seen from its far end's NodeInfo
+// (LocalPortNum), so a link between two switches is found from both sides
+// and a down link not at all. Nodes and ports that did not answer are listed
+// in `unread`.
+Result<FabricTopology> WalkTopology(SubnetReader& reader, std::chrono::steady_clock::time_point deadline,
+                                    SubnetWalkStats* stats = nullptr);
+
 }  // namespace smsupd

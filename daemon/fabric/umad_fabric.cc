@@ -39,9 +39,9 @@ Status UmadFabric::Open() {
   if (!ports) return ports.error();
   Result<LocalPort> chosen = ChooseLocalPort(*ports, options_.port_guid);
   if (!chosen) return chosen.error();
-  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS};
   std::string ca = chosen->ca_name;
-  port_ = mad_rpc_open_port(ca.data(), chosen->port_num, classes, 3);
+  port_ = mad_rpc_open_port(ca.data(), chosen->port_num, classes, 4);
   if (port_ == nullptr) {
     return Error{"cannot open umad port " + ca + "/" + std::to_string(chosen->port_num) + ": " +
                  std::strerror(errno)};
@@ -50,6 +50,7 @@ Status UmadFabric::Open() {
   smp_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.smp);
   sa_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.sa);
   discovery_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.discovery);
+  counters_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.counters);
   return Status::Ok();
 }
 
@@ -201,6 +202,60 @@ Result<std::vector<DiscoveredPort>> UmadFabric::DiscoverPorts() {
   UmadSubnetReader reader(*discovery_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS),
                           options_.discovery_window, deadline);
   return WalkSubnet(reader, deadline);
+}
+
+Result<FabricTopology> UmadFabric::DiscoverTopology() {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  auto deadline = std::chrono::steady_clock::now() + options_.discovery_budget;
+  UmadSubnetReader reader(*discovery_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS),
+                          options_.discovery_window, deadline);
+  return WalkTopology(reader, deadline);
+}
+
+// PerfMgt Get(PortCounters) to QP1 of each target's LID, PortSelect in the
+// request's data (as perfquery sends it).
+std::vector<Result<PortCounters>> UmadFabric::ReadPortCounters(const std::vector<CounterTarget>& targets) {
+  if (Status opened = Open(); !opened)
+    return std::vector<Result<PortCounters>>(targets.size(), Error{opened.message()});
+  std::vector<MadRequest> requests;
+  requests.reserve(targets.size());
+  for (const CounterTarget& target : targets) {
+    MadRequest request = {};
+    request.rpc.mgtclass = IB_PERFORMANCE_CLASS;
+    request.rpc.method = IB_MAD_METHOD_GET;
+    request.rpc.attr.id = IB_GSI_PORT_COUNTERS;
+    request.rpc.datasz = IB_PC_DATA_SZ;
+    request.rpc.dataoffs = IB_PC_DATA_OFFS;
+    request.dest.lid = target.lid;
+    request.dest.qp = 1;
+    request.dest.qkey = IB_DEFAULT_QP1_QKEY;
+    request.payload.assign(IB_PC_DATA_SZ, 0);
+    mad_set_field(request.payload.data(), 0, IB_PC_PORT_SELECT_F, static_cast<uint32_t>(target.port));
+    requests.push_back(std::move(request));
+  }
+  // Each MAD is bounded by its timeout and attempts; the batch by their sum.
+  const auto per_mad = options_.counters.per_attempt * std::max(1, options_.counters.attempts);
+  const auto deadline = std::chrono::steady_clock::now() + per_mad * static_cast<long>(targets.size() + 1);
+  std::vector<Result<MadResponse>> responses = counters_transport_->CallMany(
+      mad_rpc_class_agent(port_, IB_PERFORMANCE_CLASS), requests, options_.counters_window, deadline,
+      "PortCounters");
+  std::vector<Result<PortCounters>> out;
+  out.reserve(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const std::string where =
+        "PortCounters at LID " + std::to_string(targets[i].lid) + " port " + std::to_string(targets[i].port);
+    if (i >= responses.size() || !responses[i]) {
+      out.push_back(Error{where + ": " + (i < responses.size() ? responses[i].error().message : "no answer")});
+      continue;
+    }
+    const std::vector<uint8_t>& mad = responses[i]->mad;
+    if (mad.size() < IB_PC_DATA_OFFS + IB_PC_DATA_SZ) {
+      out.push_back(Error{where + ": short response"});
+      continue;
+    }
+    out.push_back(DecodePortCounters(mad.data() + IB_PC_DATA_OFFS));
+  }
+  return out;
 }
 
 Status UmadFabric::ClearStaleSmFlag() {

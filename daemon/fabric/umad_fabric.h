@@ -37,6 +37,11 @@ struct UmadFabricOptions {
   MadTimeouts discovery{std::chrono::milliseconds(100), 3};
   size_t discovery_window = 32;
   std::chrono::milliseconds discovery_budget{10000};
+  // ReadPortCounters(): per-MAD timeout and attempts, and MADs in flight.
+  // A port's PerfMgt agent answers from its own firmware; a few in flight
+  // keep the read quick without queueing at any one switch.
+  MadTimeouts counters{std::chrono::milliseconds(150), 2};
+  size_t counters_window = 8;
 };
 
 class UmadFabric : public Fabric {
@@ -62,6 +67,8 @@ class UmadFabric : public Fabric {
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
   Status ClearStaleSmFlag() override;
   Result<std::vector<DiscoveredPort>> DiscoverPorts() override;
+  Result<FabricTopology> DiscoverTopology() override;
+  std::vector<Result<PortCounters>> ReadPortCounters(const std::vector<CounterTarget>& targets) override;
 
  private:
   // SubnGet/SubnSet of one SMP attribute; `lid` 0 means the local port by
@@ -76,6 +83,7 @@ class UmadFabric : public Fabric {
   std::unique_ptr<MadTransport> smp_transport_;
   std::unique_ptr<MadTransport> sa_transport_;
   std::unique_ptr<MadTransport> discovery_transport_;
+  std::unique_ptr<MadTransport> counters_transport_;
 };
 
 }  // namespace smsupd

@@ -126,6 +126,37 @@ Result<Json> DiscoverJson(Fabric& f) {
               {"walk_us", std::chrono::duration_cast<std::chrono::microseconds>(took).count()}};
 }
 
+// Nodes, ports (state, width, speed) and links of one topology walk.
+Result<Json> TopologyJson(Fabric& f) {
+  auto start = std::chrono::steady_clock::now();
+  auto topology = f.DiscoverTopology();
+  auto took = std::chrono::steady_clock::now() - start;
+  if (!topology) return topology.error();
+  Json nodes = Json::array();
+  for (const TopologyNode& n : topology->nodes)
+    nodes.push_back({{"node_guid", FormatGuid(n.node_guid)}, {"type", static_cast<int>(n.type)},
+                     {"description", n.node_description}, {"num_ports", n.num_ports}});
+  Json ports = Json::array();
+  for (const TopologyPort& p : topology->ports)
+    ports.push_back({{"node_guid", FormatGuid(p.node_guid)}, {"port", p.port_num}, {"lid", p.lid},
+                     {"state", p.info.port_state}, {"phys_state", p.info.phys_state},
+                     {"width_active", p.info.link_width_active}, {"width_supported", p.info.link_width_supported},
+                     {"width_enabled", p.info.link_width_enabled}, {"speed_active", p.info.link_speed_active},
+                     {"speed_supported", p.info.link_speed_supported}, {"speed_enabled", p.info.link_speed_enabled},
+                     {"peer_node", FormatGuid(p.peer_node)}, {"peer_port", p.peer_port}});
+  return Json{{"nodes", nodes}, {"ports", ports}, {"unread", topology->unread}, {"smps", topology->smps},
+              {"walk_us", std::chrono::duration_cast<std::chrono::microseconds>(took).count()}};
+}
+
+Result<Json> CountersJson(Fabric& f, uint16_t lid, int port) {
+  auto read = f.ReadPortCounters({CounterTarget{lid, port}});
+  if (read.empty() || !read.front()) return read.empty() ? Error{"no answer"} : read.front().error();
+  const PortCounters& c = *read.front();
+  return Json{{"symbol_errors", c.symbol_errors}, {"link_error_recovery", c.link_error_recovery},
+              {"link_downed", c.link_downed}, {"rcv_errors", c.rcv_errors}, {"xmit_discards", c.xmit_discards},
+              {"excessive_buffer_overrun_errors", c.excessive_buffer_overrun_errors}};
+}
+
 Result<Json> HandoverJson(Fabric& f, uint16_t lid, const SmInfo& local) {
   Status sent = f.SendHandover(lid, local);
   if (!sent) return Error{sent.message()};
@@ -146,6 +177,11 @@ bool ParseQuery(const Args& p, ProbeCommand& c) {
   } else if (name == "discover" && p.size() == 1) {
     c.run = DiscoverJson;
     c.min_deadline = std::chrono::seconds(15);
+  } else if (name == "topology" && p.size() == 1) {
+    c.run = TopologyJson;
+    c.min_deadline = std::chrono::seconds(15);
+  } else if (name == "counters" && p.size() == 3) {
+    c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return CountersJson(f, l, n); };
   } else if (name == "smrecords" && p.size() == 1) {
     c.run = SmRecordsJson;
   } else if (name == "sminfo" && p.size() == 2) {
