@@ -106,11 +106,16 @@ Status Daemon::StartUp() {
   applier_->RegisterCommands(router_);
   why_ = std::make_unique<WhyCommand>(io_, running_, *worker_);
   why_->RegisterCommands(router_);
+  ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
+    metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
+  });
+  ports_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();
   // A running OpenSM of ours (smsupd restarted) is adopted as it is; else the
   // failover policy starts one once it has seen the subnet.
   opensm_->Adopt();
+  ports_->Start();
   return Status::Ok();
 }
 

@@ -53,6 +53,14 @@ int RunRollback(const GlobalOptions& options, const control::RollbackArguments& 
 // unknown (error.code "unknown-name", the closest names in the message).
 int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std::ostream& out,
            std::ostream& err);
+// smctl ports [--problems] [NAME...]: exit 0 on a read-out (1 with
+// --problems when any problem is listed), 4 when a NAME is unknown, 1 when
+// the read-out failed.
+struct PortsOptions {
+  bool problems_only = false;
+  std::vector<std::string> names;
+};
+int RunPorts(const GlobalOptions& options, const PortsOptions& ports, std::ostream& out, std::ostream& err);
 // smctl metrics: the daemon's Prometheus text exposition, as /metrics serves it.
 int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 // "smctl 0.1.0 (protocol 1)": what `smctl --version` prints, without asking

@@ -39,6 +39,7 @@ struct Choices {
   std::string file;
   std::string out_dir;
   smsupd::control::WhyArguments why;
+  smsupd::smctl::PortsOptions ports;
 };
 
 // --json is accepted before or after the subcommand.
@@ -110,6 +111,10 @@ void AddCommands(CLI::App& app, Choices& choices) {
   why->add_option("A", choices.why.a, "host name, NodeDescription, port GUID (0x + 16 hex) or LID")->required();
   why->add_option("B", choices.why.b, "the other end, named the same ways")->required();
   AddJsonFlag(*why, choices);
+  auto* ports = app.add_subcommand("ports", "every end port and switch port: state, link rate, error counters");
+  ports->add_flag("--problems", choices.ports.problems_only, "only what needs a person, worst first");
+  ports->add_option("NAME", choices.ports.names, "host, switch, port name, NodeDescription, GUID or LID");
+  AddJsonFlag(*ports, choices);
   AddJsonFlag(*app.add_subcommand("metrics", "the daemon's Prometheus metrics (text format)"), choices);
   AddJsonFlag(*app.add_subcommand("version", "smctl's and the daemon's versions"), choices);
   AddJsonFlag(*app.add_subcommand("list-commands", "the commands the daemon knows"), choices);
@@ -147,6 +152,7 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("render"))
     return RunRender(global, choices.file, choices.out_dir, std::cout, std::cerr);
   if (app.got_subcommand("why")) return RunWhy(global, choices.why, std::cout, std::cerr);
+  if (app.got_subcommand("ports")) return RunPorts(global, choices.ports, std::cout, std::cerr);
   if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
   if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);
