@@ -42,6 +42,9 @@ class Evaluation {
     report_.unread = readout_.topology.unread;
     report_.unread_total = readout_.topology.unread_total;
     report_.master_lid = MasterLid();
+    report_.took_ms = static_cast<long>(readout_.took.count());
+    report_.smps = readout_.topology.smps;
+    report_.perf_mads = readout_.perf_mads;
     ModalRates();
     for (const TopologyPort& port : readout_.topology.ports) Port(port);
     std::stable_sort(report_.problems.begin(), report_.problems.end(), [](const PortProblem& a, const PortProblem& b) {
@@ -385,7 +388,10 @@ nlohmann::json PortsReply(const PortsReport& report, const std::vector<PortKey>*
           {"problems_total", problems.size()},
           {"unread", report.unread},
           {"unread_total", report.unread_total},
-          {"master_sm_lid", report.master_lid}};
+          {"master_sm_lid", report.master_lid},
+          {"took_ms", report.took_ms},
+          {"smps", report.smps},
+          {"perf_mads", report.perf_mads}};
 }
 
 }  // namespace smsupd

@@ -94,6 +94,10 @@ struct PortsReport {
   std::vector<std::string> unread;                 // ports not read, why
   int unread_total = 0;
   uint16_t master_lid = 0;
+  // The read-out's cost.
+  long took_ms = 0;
+  int smps = 0;
+  int perf_mads = 0;
 };
 
 // The ports whose counters a read-out asks for: every linked port with a
