@@ -291,6 +291,27 @@ TEST_F(ConfigApplierTest, AStartupOnlyChangeWaitsForARestart) {
   EXPECT_FALSE(reporter_.HasProblem(kProblemRestartNeeded));
 }
 
+// The cabling CSV the YAML names is part of the config: an edit of only
+// the CSV is a new generation, the same CSV again is "unchanged".
+TEST_F(ConfigApplierTest, AnEditOfOnlyTheCablingFileIsAChange) {
+  const std::string csv = dir_ + "/cabling.csv";
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_guid,switch_port,peer,peer_port\nleaf01,0x1000,1,gpu01,1\n"));
+  WriteConfig("cabling:\n  file: " + csv + "\n");
+  auto reload = [&] {
+    auto* reply = Send("reload", {{"wait", true}});
+    EXPECT_TRUE(RunUntil([&] { return reply->has_value(); }));
+    return (*reply)->text;
+  };
+  reload();
+  EXPECT_EQ(running_.generation.number, 2u);
+  EXPECT_NE(reload().find("config unchanged (generation 2)"), std::string::npos);
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_guid,switch_port,peer,peer_port\nleaf02,0x1000,1,gpu01,1\n"));
+  std::string text = reload();
+  EXPECT_EQ(text.find("config unchanged"), std::string::npos) << text;
+  EXPECT_EQ(running_.generation.number, 3u);
+  EXPECT_EQ(running_.config.cabling.cables.at(0).a.device, "leaf02");
+}
+
 TEST_F(ConfigApplierTest, ValidateChecksTheFileOnDisk) {
   auto* valid = Send("validate", nlohmann::json::object());
   ASSERT_TRUE(RunUntil([&] { return valid->has_value(); }));
