@@ -152,6 +152,15 @@ void ConformanceTest::SighupOpenSm() {
   ASSERT_TRUE(opensm_->process->Signal(SIGHUP).ok());
 }
 
+std::string ConformanceTest::OpenSmOutput() const {
+  Result<std::string> text = ReadWholeFile(opensm_->output_path);
+  return text.ok() ? *text : "";
+}
+
+std::string ConformanceTest::NodeNameMapFile() const {
+  return NodeNameMapPath(opensm_dir_ + "/partitions.conf");
+}
+
 std::string ConformanceTest::PartitionErrorsInLog() const {
   std::ifstream log(opensm_dir_ + "/opensm.log");
   std::string complaints;
