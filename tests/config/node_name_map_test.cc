@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -12,6 +11,7 @@
 #include "config/commands.h"
 #include "config/node_name_map.h"
 #include "config/renderer.h"
+#include "tests/config/node_name_map_readers.h"
 #include "tests/config/test_support.h"
 
 namespace smsupd::config {
@@ -25,56 +25,8 @@ using testing::Validate;
 
 using Names = std::map<std::uint64_t, std::string>;
 
-// How OpenSM 3.3.23 reads the map (complib/cl_nodenamemap.c, read_names):
-// a line starting with '#' is skipped; the first token up to '"' or '#' is
-// the GUID, the second the name.
-Names ReadLikeOpenSm(const std::string& text) {
-  Names names;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> tokens;
-    std::string token;
-    for (char c : line + "\"") {
-      if (c == '"' || c == '#') {
-        if (!token.empty()) tokens.push_back(token);
-        token.clear();
-        if (tokens.size() == 2) break;
-      } else {
-        token += c;
-      }
-    }
-    if (tokens.size() == 2) names.emplace(std::strtoull(tokens[0].c_str(), nullptr, 0), tokens[1]);
-  }
-  return names;
-}
-
-// How infiniband-diags read it (rdma-core util/node_name_map.c): fgets of
-// 256 bytes, the GUID by strtoull, then the name up to '"' or '#'. A GUID
-// that does not parse drops the whole map (nullopt).
-std::optional<Names> ReadLikeDiags(const std::string& text) {
-  Names names;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t newline = text.find('\n', at);
-    std::size_t length = std::min<std::size_t>(255, (newline == std::string::npos ? text.size() : newline + 1) - at);
-    std::string line = text.substr(at, length);
-    at += length;
-    std::size_t p = line.find_first_not_of(" \t\r\n");
-    if (p == std::string::npos || line[p] == '#') continue;
-    char* end = nullptr;
-    std::uint64_t guid = std::strtoull(line.c_str() + p, &end, 0);
-    if (end == line.c_str() + p || !(std::isspace(static_cast<unsigned char>(*end)) || *end == '#' || *end == 0))
-      return std::nullopt;
-    std::string rest(end);
-    rest = rest.substr(0, rest.find('\n'));
-    std::size_t first = rest.find_first_not_of(" \t");
-    if (first != std::string::npos) first = rest.find_first_not_of("\"#", first);
-    if (first == std::string::npos) continue;
-    names.emplace(guid, rest.substr(first, rest.find_first_of("\"#", first) - first));
-  }
-  return names;
-}
+Names ReadLikeOpenSm(const std::string& text) { return testing::ReadNodeNameMapLikeOpenSm(text); }
+std::optional<Names> ReadLikeDiags(const std::string& text) { return testing::ReadNodeNameMapLikeDiags(text); }
 
 TEST(NodeNameMap, OneQuotedLinePerGuidInGuidOrderAfterAHeader) {
   std::string map = RenderNodeNameMap({{0x2000, "spine01"}, {0x1000, "leaf 01"}});
