@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <set>
 
 #include "common/atomic_file.h"
 #include "config/cabling_rows.h"
+#include "config/node_name_map.h"
 #include "config/sha256.h"
 #include "config/validator_internal.h"
 
@@ -18,6 +20,22 @@ namespace {
 constexpr std::array<std::string_view, 9> kColumns = {"switch", "switch_guid", "switch_port", "peer", "peer_guid",
                                                       "peer_port", "cable_type", "length", "rate"};
 constexpr std::array<std::string_view, 4> kRequired = {"switch", "switch_port", "peer", "peer_port"};
+
+// A device name the node-name map cannot hold as it is (config/node_name_map.h)
+// is written there escaped or cut: said once per name, at its first row.
+void WarnAboutMapNames(const std::vector<DeclaredCable>& cables, const std::string& file, ValidationState& state) {
+  std::set<std::string> seen;
+  for (const DeclaredCable& cable : cables)
+    for (const CableEnd* end : {&cable.a, &cable.b}) {
+      if (!end->node_guid || !seen.insert(end->device).second) continue;
+      std::string written = NodeNameMapName(end->device);
+      if (written == end->device) continue;
+      state.sink.AddFromFile(Diagnostic{Severity::kWarning, file, cable.line, 1, "",
+                                        "'" + end->device + "' is written '" + written + "' in OpenSM's node-name map",
+                                        "a name without '\"', '#', '\\', control characters or leading blanks, "
+                                        "at most " + std::to_string(kMaxNodeNameMapNameBytes) + " bytes"});
+    }
+}
 
 void ReadCablingFile(const YAML::Node& node, ValidationState& state) {
   auto path = ReadAbsolutePath(node, "cabling.file", state.sink);
@@ -42,6 +60,7 @@ void ReadCablingFile(const YAML::Node& node, ValidationState& state) {
   CablingParse parse = ParseCablingCsv(*text, *path);
   for (const Diagnostic& diagnostic : parse.diagnostics) state.sink.AddFromFile(diagnostic);
   if (!parse.ok()) return;
+  WarnAboutMapNames(parse.cables, *path, state);
   cabling.cables = std::move(parse.cables);
   cabling.file_sha256 = Sha256Hex(*text);
 }
@@ -96,7 +115,9 @@ void ReadInlineCables(const YAML::Node& node, ValidationState& state) {
   }
   CablingParse parse = checker.Take();
   for (const Diagnostic& diagnostic : parse.diagnostics) state.sink.AddFromFile(diagnostic);
-  if (yaml_good && parse.ok()) state.config.cabling.cables = std::move(parse.cables);
+  if (!yaml_good || !parse.ok()) return;
+  WarnAboutMapNames(parse.cables, state.sink.file(), state);
+  state.config.cabling.cables = std::move(parse.cables);
 }
 
 }  // namespace

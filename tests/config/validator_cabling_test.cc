@@ -162,6 +162,18 @@ TEST(CablingSection, ATextFromAClientOnlyNamesTheFile) {
   EXPECT_TRUE(outcome.config->cabling.cables.empty());
 }
 
+TEST(CablingSection, ANameTheNodeNameMapCannotHoldIsAWarning) {
+  ValidationOutcome outcome = Validate(WithCabling(
+      "  cables:\n"
+      "    - {switch: 'leaf #1', switch_guid: 0x1000, switch_port: 1, peer: gpu01, peer_port: 1}\n"
+      "    - {switch: 'leaf #1', switch_guid: 0x1000, switch_port: 2, peer: 'no guid #2', peer_port: 1}\n"));
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  ASSERT_EQ(outcome.WarningCount(), 1) << AllDiagnostics(outcome);
+  EXPECT_EQ(outcome.diagnostics[0].Format(),
+            "test.yaml:16:1: warning: 'leaf #1' is written 'leaf \\x231' in OpenSM's node-name map; a name "
+            "without '\"', '#', '\\', control characters or leading blanks, at most 233 bytes");
+}
+
 TEST(CablingSection, InlineBounds) {
   std::string long_name(kMaxCablingFieldBytes + 1, 'n');
   ValidationOutcome outcome = Validate(

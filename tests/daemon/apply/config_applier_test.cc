@@ -310,6 +310,9 @@ TEST_F(ConfigApplierTest, AnEditOfOnlyTheCablingFileIsAChange) {
   EXPECT_EQ(text.find("config unchanged"), std::string::npos) << text;
   EXPECT_EQ(running_.generation.number, 3u);
   EXPECT_EQ(running_.config.cabling.cables.at(0).a.device, "leaf02");
+  auto names = ReadWholeFile(dir_ + "/state/node-name-map");
+  ASSERT_TRUE(names.ok());
+  EXPECT_NE(names->find("0x0000000000001000 \"leaf02\"\n"), std::string::npos) << *names;
 }
 
 TEST_F(ConfigApplierTest, ValidateChecksTheFileOnDisk) {
