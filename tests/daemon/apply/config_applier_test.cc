@@ -203,6 +203,21 @@ TEST_F(ConfigApplierTest, AnInvalidFileChangesNothingAndSaysWhy) {
   EXPECT_TRUE(reporter_.Saw("config-rejected"));
 }
 
+TEST_F(ConfigApplierTest, ABadRowOfTheCablingFileChangesNothingAndSaysWhere) {
+  const std::string csv = dir_ + "/cabling.csv";
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_port,peer,peer_port\nleaf01,1,gpu01,1\nleaf01,0,gpu02,1\n"));
+  WriteConfig("cabling:\n  file: " + csv + "\n");
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(reply->has_value());
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_NE((*reply)->arguments.dump().find(csv), std::string::npos) << (*reply)->arguments.dump();
+  EXPECT_EQ(opensm_.installed.size(), 1u) << "nothing installed after the start: not the tenant partition either";
+  EXPECT_EQ(opensm_.hangups, 0);
+  EXPECT_EQ(running_.generation.number, 1u);
+  EXPECT_TRUE(reporter_.Saw("config-rejected"));
+}
+
 TEST_F(ConfigApplierTest, ACommandDuringAnApplyIsBusyASignalIsQueued) {
   opensm_.sweeps_on_hangup = false;  // the first apply waits for its sweep
   std::ofstream(ConfigPath(), std::ios::app) << kTenant;
