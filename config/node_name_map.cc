@@ -59,4 +59,13 @@ std::map<std::uint64_t, std::string> NodeNamesFromConfig(const Config& config) {
   return names;
 }
 
+std::map<std::uint64_t, std::string> NodeNamesWithInventory(
+    const Config& config, const std::map<std::uint64_t, std::uint64_t>& node_of_port) {
+  std::map<std::uint64_t, std::string> names = NodeNamesFromConfig(config);
+  for (const auto& [host, ports] : config.hosts)  // std::map: by name
+    for (Guid port : ports)
+      if (auto node = node_of_port.find(port); node != node_of_port.end()) names.emplace(node->second, host);
+  return names;
+}
+
 }  // namespace smsupd::config

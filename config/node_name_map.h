@@ -50,4 +50,13 @@ std::string RenderNodeNameMap(const std::map<std::uint64_t, std::string>& names)
 // one name per GUID.
 std::map<std::uint64_t, std::string> NodeNamesFromConfig(const Config& config);
 
+// NodeNamesFromConfig plus the inventory's hosts, once the fabric has told
+// which node each port GUID belongs to (NodeInfo: `node_of_port`, port
+// GUID -> node GUID, as the subnet walk reads it): a node gets the name of
+// the host that lists one of its ports. The cabling's name wins where both
+// name a node; between two hosts listing ports of one node, the first by
+// name. Ports the walk did not see add nothing.
+std::map<std::uint64_t, std::string> NodeNamesWithInventory(
+    const Config& config, const std::map<std::uint64_t, std::uint64_t>& node_of_port);
+
 }  // namespace smsupd::config

@@ -108,6 +108,24 @@ TEST(NodeNameMap, NamesComeFromTheCablingsNodeGuidsOnly) {
   EXPECT_EQ(NodeNamesFromConfig(*Validate(BaseYaml()).config), Names{});
 }
 
+// What the daemon adds once its walk has read NodeInfo: hosts by the node
+// their ports belong to.
+TEST(NodeNameMap, InventoryHostsNameTheirNodesOnceTheFabricSaysWhich) {
+  ValidationOutcome outcome = Validate(BaseYaml() +
+                                       "cabling:\n  cables:\n"
+                                       "    - {switch: leaf01, switch_guid: 0x1000, switch_port: 1, peer: gpu-h2, "
+                                       "peer_guid: 0x0002c90300000000, peer_port: 1}\n");
+  ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
+  // h1's port on node ...0100; h2's two ports on node ...0000, which the cabling names.
+  std::map<std::uint64_t, std::uint64_t> node_of_port = {{0x0002c90300000001, 0x0002c90300000100},
+                                                         {0x0002c90300000002, 0x0002c90300000000},
+                                                         {0x0002c90300000003, 0x0002c90300000000}};
+  EXPECT_EQ(NodeNamesWithInventory(*outcome.config, node_of_port),
+            (Names{{0x0002c90300000000, "gpu-h2"}, {0x0002c90300000100, "h1"}, {0x1000, "leaf01"}}));
+  EXPECT_EQ(NodeNamesWithInventory(*outcome.config, {}), NodeNamesFromConfig(*outcome.config))
+      << "ports the walk did not see add nothing";
+}
+
 TEST(NodeNameMap, OpenSmConfNamesTheMapBesidePartitionsConf) {
   Config config = *Validate(BaseYaml()).config;
   RenderInputs inputs;
