@@ -333,6 +333,18 @@ TEST(Plan, CablingAndTheNamesItGivesAreListed) {
   EXPECT_FALSE(Plan(Yaml(kDefault, "", one), Yaml(kDefault, "", one)).changed);
 }
 
+// smctl plan sends a text the daemon validates without opening the files it
+// names: a CSV it did not read is not "every cable removed".
+TEST(Plan, ACablingFileThePlanDidNotReadIsNotAChangeOfCables) {
+  testing::TempDir dir;
+  std::string csv = dir.Write("cabling.csv", "switch,switch_guid,switch_port,peer,peer_port\nleaf01,0x1000,1,h1,1\n");
+  std::string yaml = Yaml(kDefault, "", "cabling:\n  file: " + csv + "\n");
+  ValidationOutcome text = ValidateText(yaml, "<plan>", KeyFile::kNameOnly);
+  ASSERT_TRUE(text.ok()) << AllDiagnostics(text);
+  ConfigPlan plan = PlanConfigChange(Load(yaml), *text.config, {}, kSm);
+  EXPECT_TRUE(plan.other.empty()) << plan.Format();
+}
+
 TEST(Plan, OtherSettingsAndTheKeyIsNeverPrinted) {
   testing::TempDir dir;
   std::string key_a = dir.Write("a", "0x1111222233334444\n", 0600);
