@@ -113,7 +113,7 @@ RenderedFiles Render(const Config& config, const RenderInputs& inputs) {
   files.config_hash = ConfigHash(config.source_text);
   files.opensm_conf = RenderOpenSmConf(config, inputs, files.config_hash);
   files.partitions_conf = RenderPartitionsConf(config, SmPort(config, inputs), files.config_hash);
-  files.node_name_map = RenderNodeNameMap(NodeNamesFromConfig(config));
+  files.node_name_map = RenderNodeNameMap(NodeNamesWithInventory(config, inputs.node_of_port));
   return files;
 }
 

@@ -21,6 +21,9 @@ struct RenderInputs {
   // The failover policy's current sm_priority (docs/failover.md: the acting
   // master holds 15, a yielding master 0, ...). Default: sm.priority.
   std::optional<int> sm_priority;
+  // Port GUID -> node GUID as the subnet walk read them: the node-name map
+  // then names the nodes of the inventory's hosts too (NodeNamesWithInventory).
+  std::map<std::uint64_t, std::uint64_t> node_of_port;
 };
 
 struct RenderedFiles {

@@ -109,6 +109,7 @@ Status Daemon::StartUp() {
   ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
     metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
   });
+  ports_->SetNodeSink([this](const std::map<Guid, Guid>& node_of_port) { opensm_->LearnNodes(node_of_port); });
   ports_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();

@@ -11,6 +11,7 @@
 // OpenSmController is the one writer of the three OpenSM files.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -40,10 +41,12 @@ Status PrepareStateDirectory(const std::string& state_dir);
 // of the YAML that was rendered. `sm_priority` is the failover policy's
 // commanded priority (OpenSmController); nullopt: sm.priority.
 Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid,
-                                        std::optional<int> sm_priority = std::nullopt);
+                                        std::optional<int> sm_priority = std::nullopt,
+                                        const std::map<Guid, Guid>& node_of_port = {});
 // The files WriteRenderedConfig writes, without writing them (a stored
 // generation keeps them).
 config::RenderedFiles RenderConfig(const config::Config& config, Guid port_guid,
-                                   std::optional<int> sm_priority = std::nullopt);
+                                   std::optional<int> sm_priority = std::nullopt,
+                                   const std::map<Guid, Guid>& node_of_port = {});
 
 }  // namespace smsupd

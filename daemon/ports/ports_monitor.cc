@@ -243,6 +243,11 @@ void PortsMonitor::Finish(const std::shared_ptr<Readout>& readout) {
   readout->data.at = std::chrono::steady_clock::now();
   readout->data.took =
       std::chrono::duration_cast<std::chrono::milliseconds>(readout->data.at - readout->started);
+  if (nodes_) {
+    std::map<Guid, Guid> node_of_port;
+    for (const DiscoveredPort& port : readout->data.topology.end_ports) node_of_port[port.port_guid] = port.node_guid;
+    nodes_(node_of_port);
+  }
   PortNames names(running_.config, readout->data.topology);
   PortsReport report = EvaluatePorts(readout->data, names, memory_);
   Publish(report, readout->data);

@@ -55,6 +55,9 @@ class PortsMonitor {
     int mads = 0;
   };
   using SummarySink = std::function<void(const Summary&)>;
+  // After each read-out: every end port GUID the walk found and its node GUID.
+  using NodeSink = std::function<void(const std::map<Guid, Guid>&)>;
+  void SetNodeSink(NodeSink sink) { nodes_ = std::move(sink); }
 
   // Every reference must outlive the monitor.
   PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker, Reporter& reporter,
@@ -85,6 +88,7 @@ class PortsMonitor {
   MadWorker& worker_;
   Reporter& reporter_;
   SummarySink summary_;
+  NodeSink nodes_;
   boost::asio::steady_timer period_;
   boost::asio::steady_timer pause_;
 

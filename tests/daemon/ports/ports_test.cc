@@ -4,6 +4,9 @@
 // `ports --problems` by name, and clear when fixed.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "tests/daemon/pkey_apply/pkey_apply_fixture.h"
 #include "tests/testbed/wait_for.h"
 
@@ -98,6 +101,21 @@ TEST_F(PortsTest, EveryPortIsListedByNameWithStateRateAndCounters) {
   EXPECT_EQ(text.exit_code, 0) << text.Describe();
   EXPECT_NE(text.out.find("H1_3"), std::string::npos) << text.Describe();
   EXPECT_EQ(text.out.find("H2_2"), std::string::npos) << "only the port asked for: " << text.Describe();
+
+  // The read-out told smsupd which node each inventory port is on: OpenSM's
+  // node-name map now names the hosts' nodes (node GUID, not port GUID).
+  const TopoNode* h1_3 = fabric().topology().Find("H1_3");
+  ASSERT_NE(h1_3, nullptr);
+  std::string map_text;
+  Status named = WaitFor(
+      "H1_3 in the node-name map",
+      [&] {
+        std::ifstream file(master().StatePath("node-name-map"));
+        map_text.assign(std::istreambuf_iterator<char>(file), {});
+        return map_text.find(FormatGuid(h1_3->node_guid) + " \"H1_3\"") != std::string::npos;
+      },
+      kProblemDeadline, milliseconds(200));
+  EXPECT_TRUE(named.ok()) << map_text;
 
   SmctlResult unknown = Ports({"H1_33"});
   EXPECT_EQ(unknown.exit_code, 4) << unknown.Describe();
