@@ -47,6 +47,11 @@ class Evaluation {
     report_.perf_mads = readout_.perf_mads;
     ModalRates();
     for (const TopologyPort& port : readout_.topology.ports) Port(port);
+    // Bounded by the fabric: after a complete walk, a port it no longer
+    // reaches (a CA whose link went down, a node replaced) is forgotten; its
+    // switch end is not. A partial walk forgets nothing.
+    if (readout_.topology.unread_total == 0)
+      std::erase_if(memory_, [this](const auto& entry) { return ports_.count(entry.first) == 0; });
     std::stable_sort(report_.problems.begin(), report_.problems.end(), [](const PortProblem& a, const PortProblem& b) {
       if (PortProblemRank(a.kind) != PortProblemRank(b.kind)) return PortProblemRank(a.kind) < PortProblemRank(b.kind);
       return a.score > b.score;
