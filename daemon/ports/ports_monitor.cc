@@ -230,6 +230,14 @@ void PortsMonitor::ReadChunk(const std::shared_ptr<Readout>& readout, std::size_
                      else readout->data.counters.emplace(key, Error{"no answer"});
                    }
                    readout->data.perf_mads += static_cast<int>(to - from);
+                   if (!reads) {
+                     // The MAD thread missed a chunk's deadline: the rest is
+                     // reported unread rather than waited for chunk by chunk.
+                     for (std::size_t i = to; i < readout->targets.size(); ++i)
+                       readout->data.counters.emplace(readout->targets[i].first,
+                                                      Error{"not read: an earlier chunk timed out"});
+                     return Finish(readout);
+                   }
                    pause_.expires_after(kChunkPause);
                    pause_.async_wait([this, alive, readout, to](const boost::system::error_code& ec) {
                      if (ec || !*alive) return;
