@@ -1,0 +1,178 @@
+// PortsMonitor on a scripted fabric: requests share a read-out only when they
+// arrived before it began, the waiting line is bounded, bad arguments and
+// unknown names are refused, and each problem kind is a health problem that
+// clears with the fix.
+#include "daemon/ports/ports_monitor.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+
+#include "common/problems.h"
+#include "tests/daemon/fabric/fake_fabric.h"
+
+namespace smsupd {
+namespace {
+
+using control::ResultCode;
+using nlohmann::json;
+
+class RecordingReporter : public Reporter {
+ public:
+  void AddEvent(std::string_view kind, json details) override { events.emplace_back(kind, std::move(details)); }
+  void Announce(const std::string&, const std::string&) override {}
+  void RaiseProblem(const std::string& id, const std::string& text) override { problems[id] = text; }
+  void ClearProblem(const std::string& id) override { problems.erase(id); }
+  bool HasProblem(const std::string& id) const override { return problems.count(id) != 0; }
+  std::map<std::string, std::string> problems;
+  std::vector<std::pair<std::string, json>> events;
+};
+
+PortInfo Active(uint16_t lid = 0) {
+  PortInfo info;
+  info.lid = lid;
+  info.sm_lid = 1;
+  info.port_state = kPortStateActive;
+  info.phys_state = 5;
+  info.link_width_active = info.link_width_enabled = 2;
+  info.link_width_supported = 3;
+  info.link_speed_active = info.link_speed_enabled = 4;
+  info.link_speed_supported = 7;
+  return info;
+}
+
+// A switch (LID 10) with host gpu01 (this node, LID 1) on port 1 and gpu02
+// (LID 2) on port 2; counts walks and counter reads.
+class ScriptedFabric : public FakeFabric {
+ public:
+  Result<FabricTopology> DiscoverTopology() override {
+    ++walks;
+    FabricTopology t;
+    t.nodes = {{0x100, NodeType::kSwitch, 4, "sw", 1}, {0x200, NodeType::kCa, 1, "gpu01 HCA", 0},
+               {0x300, NodeType::kCa, 1, "gpu02 HCA", 2}};
+    t.ports = {{0x100, 0, 10, Active(10), 0, 0}, {0x100, 1, 10, Active(), 0x200, 1}, {0x200, 1, 1, Active(1), 0x100, 1}};
+    PortInfo port2 = Active();
+    if (gpu02_down) {
+      port2.port_state = kPortStateDown;
+      port2.phys_state = 2;
+    }
+    t.ports.push_back({0x100, 2, 10, port2, gpu02_down ? Guid{0} : Guid{0x300}, gpu02_down ? 0 : 1});
+    if (!gpu02_down) t.ports.push_back({0x300, 1, 2, Active(2), 0x100, 2});
+    t.end_ports = {{0x201, 0x200, NodeType::kCa, 1, 1, "gpu01 HCA", false, 0}};
+    if (!gpu02_down) t.end_ports.push_back({0x301, 0x300, NodeType::kCa, 1, 2, "gpu02 HCA", false, 2});
+    return t;
+  }
+  std::vector<Result<PortCounters>> ReadPortCounters(const std::vector<CounterTarget>& targets) override {
+    counter_reads += static_cast<int>(targets.size());
+    return std::vector<Result<PortCounters>>(targets.size(), PortCounters{});
+  }
+  int walks = 0;
+  int counter_reads = 0;
+  bool gpu02_down = false;
+};
+
+class PortsMonitorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    running_.config.hosts["gpu01"] = {0x201};
+    running_.config.hosts["gpu02"] = {0x301};
+    running_.port_guid = 0x201;
+    monitor_.RegisterCommands(router_);
+    router_.Open();
+  }
+
+  // Sends `ports` with `arguments`; the reply lands in `replies`.
+  void Send(json arguments, uid_t uid = 0) {
+    control::Request request{control::kProtocolVersion, "ports", std::move(arguments)};
+    control::Caller caller;
+    caller.uid = uid;
+    caller.access = control::AccessLevel::kReadOnly;
+    router_.Handle(request, caller, [this](control::Response response) { replies.push_back(std::move(response)); });
+  }
+
+  void RunUntil(std::size_t replies_wanted) {
+    for (int i = 0; i < 2000 && replies.size() < replies_wanted; ++i) {
+      if (io_.stopped()) io_.restart();  // it stops whenever it runs out of work
+      io_.run_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_GE(replies.size(), replies_wanted) << "no answer in time";
+  }
+
+  boost::asio::io_context io_;
+  std::shared_ptr<ScriptedFabric> fabric_ = std::make_shared<ScriptedFabric>();
+  MadWorker worker_{io_, fabric_};
+  RunningConfig running_;
+  RecordingReporter reporter_;
+  control::CommandRouter router_;
+  PortsMonitor monitor_{io_, running_, worker_, reporter_};
+  std::vector<control::Response> replies;
+};
+
+TEST_F(PortsMonitorTest, ConcurrentRequestsShareOneReadOut) {
+  Send(json::object());
+  Send({{"problems", true}});
+  Send(json::object());
+  RunUntil(3);
+  ASSERT_EQ(replies.size(), 3u);
+  for (const auto& reply : replies) EXPECT_EQ(reply.result, ResultCode::kSuccess) << reply.text;
+  // The first began its own read-out; the two that came during it share the next.
+  EXPECT_EQ(fabric_->walks, 2);
+  EXPECT_EQ(replies[0].arguments["ports"].size(), 5u);
+  EXPECT_EQ(replies[0].arguments["ports"][2]["name"], "gpu01");
+  EXPECT_TRUE(replies[1].arguments["ports"].empty()) << "--problems lists problems only";
+  EXPECT_EQ(fabric_->counter_reads, 2 * 4) << "every linked port with a LID, switch port 0 left out";
+}
+
+TEST_F(PortsMonitorTest, TheWaitingLineIsBounded) {
+  for (std::size_t i = 0; i <= PortsMonitor::kMaxWaiting; ++i) Send(json::object());
+  ASSERT_EQ(replies.size(), 1u) << "refused at once, not queued";
+  EXPECT_EQ(replies[0].result, ResultCode::kError);
+  EXPECT_NE(replies[0].text.find("too many"), std::string::npos);
+  RunUntil(PortsMonitor::kMaxWaiting + 1);
+  EXPECT_EQ(replies.size(), PortsMonitor::kMaxWaiting + 1);
+}
+
+TEST_F(PortsMonitorTest, BadArgumentsAndUnknownNamesAreRefused) {
+  Send({{"problems", "yes"}});
+  Send({{"colour", true}});
+  Send({{"names", json::array({std::string(300, 'x')})}});
+  Send({{"names", json(std::vector<std::string>(PortsMonitor::kMaxNames + 1, "gpu01"))}});
+  ASSERT_EQ(replies.size(), 4u);
+  for (const auto& reply : replies) EXPECT_EQ(reply.result, ResultCode::kBadRequest) << reply.text;
+  EXPECT_EQ(fabric_->walks, 0) << "nothing read for a bad request";
+  Send({{"names", {"gpu0l"}}});
+  RunUntil(5);
+  ASSERT_EQ(replies.size(), 5u);
+  EXPECT_EQ(replies[4].result, ResultCode::kError);
+  EXPECT_EQ(replies[4].arguments["error_code"], "unknown-name");
+  EXPECT_NE(replies[4].text.find("closest: gpu01"), std::string::npos) << replies[4].text;
+  Send({{"names", {"gpu02", "0x0000000000000201"}}});
+  RunUntil(6);
+  ASSERT_EQ(replies.size(), 6u);
+  ASSERT_EQ(replies[5].arguments["ports"].size(), 2u) << replies[5].text << replies[5].arguments.dump();
+}
+
+TEST_F(PortsMonitorTest, APortDownIsAHealthProblemAndAnEventUntilItIsBack) {
+  Send(json::object());
+  RunUntil(1);
+  fabric_->gpu02_down = true;
+  Send({{"problems", true}});
+  RunUntil(2);
+  ASSERT_EQ(replies.size(), 2u);
+  ASSERT_TRUE(reporter_.HasProblem(kProblemPortDown)) << replies[1].text << replies[1].arguments.dump();
+  EXPECT_EQ(reporter_.problems[kProblemPortDown],
+            "sw port 2 (0x0000000000000100) is Down (Polling); it was linked to gpu02");
+  ASSERT_FALSE(reporter_.events.empty());
+  EXPECT_EQ(reporter_.events.back().first, "port-problem");
+  EXPECT_EQ(reporter_.events.back().second["port"], "sw port 2");
+  EXPECT_EQ(replies[1].arguments["problems"][0]["kind"], "port-down");
+  fabric_->gpu02_down = false;
+  Send(json::object());
+  RunUntil(3);
+  ASSERT_EQ(replies.size(), 3u);
+  EXPECT_FALSE(reporter_.HasProblem(kProblemPortDown));
+  EXPECT_EQ(reporter_.events.back().first, "port-problem-cleared");
+}
+
+}  // namespace
+}  // namespace smsupd
