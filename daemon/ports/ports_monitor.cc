@@ -152,7 +152,11 @@ void PortsMonitor::Schedule(std::chrono::steady_clock::duration after) {
   period_.expires_after(after);
   period_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
     if (ec || !*alive) return;
-    Request(Waiter{[this](const PortsReport*, const PortNames*, const std::string&) { Schedule(kInterval); }});
+    // Like the failover watch's walks: a walk holds the MAD thread, so on a
+    // fabric whose walk is long the period grows (50 x the walk).
+    Request(Waiter{[this](const PortsReport*, const PortNames*, const std::string&) {
+      Schedule(std::max<std::chrono::steady_clock::duration>(kInterval, 50 * last_walk_));
+    }});
   });
 }
 
@@ -204,6 +208,7 @@ void PortsMonitor::Begin() {
   worker_.Submit([](Fabric& fabric) { return fabric.DiscoverTopology(); },
                  [this, alive = alive_, readout](Result<FabricTopology> topology) {
                    if (!*alive) return;
+                   last_walk_ = std::chrono::steady_clock::now() - readout->started;
                    if (!topology) return Fail("the subnet walk failed: " + topology.error().message);
                    readout->data.topology = std::move(*topology);
                    readout->targets = CounterTargets(readout->data.topology);

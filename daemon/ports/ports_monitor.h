@@ -11,7 +11,9 @@
 // runs at a time: a request that arrives during one waits for it (at most
 // kMaxWaiting requests wait; more are refused, not queued). Every request
 // gets a read-out that started after it arrived, so the rates in its answer
-// are "since the last read" and a fix shows at once.
+// are "since the last read" and a fix shows at once. The periodic read-out
+// runs every max(kInterval, 50 x the last walk's time), as the failover
+// watch paces its own walks: a walk holds the MAD thread while it runs.
 #pragma once
 
 #include <sys/types.h>
@@ -96,6 +98,7 @@ class PortsMonitor {
   std::vector<Waiter> current_;  // served by the read-out in progress
   std::vector<Waiter> next_;     // arrived during it: served by the next one
   PortsMemory memory_;
+  std::chrono::steady_clock::duration last_walk_{};
   std::set<std::pair<std::string, std::string>> announced_;  // (kind, port) already announced
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
