@@ -36,12 +36,13 @@ cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build/bench}
 runs=5
 sizes=()
+usage() { echo "usage: $0 [-n N] [--fat-tree LxHxS | PxLxHxSxC ...]" >&2; exit 2; }
 while (($#)); do
   case "$1" in
-    -n) runs=$2; shift 2 ;;
-    --fat-tree) sizes+=("$2"); shift 2 ;;
+    -n) (($# >= 2)) && [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage; runs=$2; shift 2 ;;
+    --fat-tree) (($# >= 2)) || usage; sizes+=("$2"); shift 2 ;;
     -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--fat-tree LxHxS | PxLxHxSxC ...]" >&2; exit 2 ;;
+    *) usage ;;
   esac
 done
 ((${#sizes[@]})) || sizes=(36x18x18 72x36x36)

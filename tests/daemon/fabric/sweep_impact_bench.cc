@@ -151,7 +151,7 @@ Result<Bed> StartBed(const std::string& size) {
 }
 
 // SIGHUP -> the next SUBNET UP, in ms; `beside` (if any) runs on its own
-// thread from `lead` before the SIGHUP (negative: after it) to its end.
+// thread, started `lead` before the SIGHUP, and is waited for.
 Result<long> TimeSweep(Bed& bed, const std::function<void()>& beside, milliseconds lead) {
   const int before = SubnetUps(bed.log_path);
   std::thread side;
@@ -339,5 +339,9 @@ int main(int argc, char** argv) {
   app.add_option("-n,--sweeps", sweeps, "sweeps per row (default 5)")->check(CLI::PositiveNumber);
   app.add_flag("--readout", readout, "a `smctl ports` read-out beside the sweeps instead of the walk");
   CLI11_PARSE(app, argc, argv);
+  if (auto spec = smsupd::testbed::MakeFatTreeFromSpec(size); !spec) {
+    std::cerr << spec.error().message << "\n";
+    return 2;
+  }
   return readout ? smsupd::testbed::RunReadout(size, sweeps) : smsupd::testbed::Run(size, sweeps);
 }
