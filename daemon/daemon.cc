@@ -110,6 +110,10 @@ Status Daemon::StartUp() {
     metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
   });
   ports_->SetNodeSink([this](const std::map<Guid, Guid>& node_of_port) { opensm_->LearnNodes(node_of_port); });
+  ports_->SetPeriodicGate([this] {
+    const SubnetObservation& seen = status_.seen();
+    return seen.local_sm && seen.local_sm->state == SmState::kMaster;
+  });
   ports_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();

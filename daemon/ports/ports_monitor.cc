@@ -152,6 +152,10 @@ void PortsMonitor::Schedule(std::chrono::steady_clock::duration after) {
   period_.expires_after(after);
   period_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
     if (ec || !*alive) return;
+    if (gate_ && !gate_()) {
+      for (PortProblemKind kind : kKinds) reporter_.ClearProblem(ProblemId(kind));
+      return Schedule(kInterval);
+    }
     // Like the failover watch's walks: a walk holds the MAD thread, so on a
     // fabric whose walk is long the period grows (50 x the walk).
     Request(Waiter{[this](const PortsReport*, const PortNames*, const std::string&) {

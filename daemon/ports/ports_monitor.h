@@ -60,6 +60,10 @@ class PortsMonitor {
   // After each read-out: every end port GUID the walk found and its node GUID.
   using NodeSink = std::function<void(const std::map<Guid, Guid>&)>;
   void SetNodeSink(NodeSink sink) { nodes_ = std::move(sink); }
+  // Whether the periodic read-out runs now (the daemon: while the local SM
+  // is MASTER, so a pair reads its fabric once). When it does not, the port
+  // problems this node raised are cleared: the master reports them.
+  void SetPeriodicGate(std::function<bool()> gate) { gate_ = std::move(gate); }
 
   // Every reference must outlive the monitor.
   PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker, Reporter& reporter,
@@ -91,6 +95,7 @@ class PortsMonitor {
   Reporter& reporter_;
   SummarySink summary_;
   NodeSink nodes_;
+  std::function<bool()> gate_;
   boost::asio::steady_timer period_;
   boost::asio::steady_timer pause_;
 

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "common/guid.h"
+#include "daemon/ports/port_health.h"
+#include "daemon/ports/ports_monitor.h"
 
 namespace smsupd::probe {
 namespace {
@@ -157,6 +159,47 @@ Result<Json> CountersJson(Fabric& f, uint16_t lid, int port) {
               {"excessive_buffer_overrun_errors", c.excessive_buffer_overrun_errors}};
 }
 
+// What one `smctl ports` read-out sends, with the daemon's own constants:
+// the topology walk, then PortCounters of every linked port in chunks of
+// PortsMonitor::kCounterChunk with PortsMonitor::kChunkPause after each
+// (the daemon pauses on its event loop, leaving the MAD thread idle; here
+// the MAD thread sleeps: the fabric sees the same thing). Times and rates
+// for bench/ports_bench.sh.
+Result<Json> ReadoutJson(Fabric& f) {
+  using Ms = std::chrono::duration<double, std::milli>;
+  auto start = std::chrono::steady_clock::now();
+  auto topology = f.DiscoverTopology();
+  auto walked = std::chrono::steady_clock::now();
+  if (!topology) return topology.error();
+  const auto targets = CounterTargets(*topology);
+  int perf_mads = 0, perf_errors = 0, chunks = 0;
+  std::string first_error;
+  for (std::size_t from = 0; from < targets.size(); from += PortsMonitor::kCounterChunk) {
+    const std::size_t to = std::min(targets.size(), from + PortsMonitor::kCounterChunk);
+    std::vector<CounterTarget> chunk;
+    for (std::size_t i = from; i < to; ++i) chunk.push_back(targets[i].second);
+    for (const Result<PortCounters>& read : f.ReadPortCounters(chunk)) {
+      if (read) continue;
+      if (perf_errors++ == 0) first_error = read.error().message;
+    }
+    perf_mads += static_cast<int>(chunk.size());
+    ++chunks;
+    std::this_thread::sleep_for(PortsMonitor::kChunkPause);
+  }
+  auto end = std::chrono::steady_clock::now();
+  const double walk_ms = Ms(walked - start).count(), counters_ms = Ms(end - walked).count();
+  const double total_ms = Ms(end - start).count();
+  const int mads = topology->smps + perf_mads;
+  Json out{{"walk_ms", walk_ms}, {"counters_ms", counters_ms}, {"total_ms", total_ms},
+           {"smps", topology->smps}, {"perf_mads", perf_mads}, {"perf_errors", perf_errors},
+           {"ports", targets.size()}, {"unread", topology->unread_total}, {"chunks", chunks},
+           {"chunk", PortsMonitor::kCounterChunk}, {"chunk_pause_ms", PortsMonitor::kChunkPause.count()},
+           {"mads", mads}, {"mad_rate", total_ms > 0 ? mads * 1000.0 / total_ms : 0.0},
+           {"perf_rate", counters_ms > 0 ? perf_mads * 1000.0 / counters_ms : 0.0}};
+  if (!first_error.empty()) out["first_perf_error"] = first_error;
+  return out;
+}
+
 Result<Json> HandoverJson(Fabric& f, uint16_t lid, const SmInfo& local) {
   Status sent = f.SendHandover(lid, local);
   if (!sent) return Error{sent.message()};
@@ -180,6 +223,9 @@ bool ParseQuery(const Args& p, ProbeCommand& c) {
   } else if (name == "topology" && p.size() == 1) {
     c.run = TopologyJson;
     c.min_deadline = std::chrono::seconds(15);
+  } else if (name == "readout" && p.size() == 1) {
+    c.run = ReadoutJson;
+    c.min_deadline = std::chrono::seconds(120);
   } else if (name == "counters" && p.size() == 3) {
     c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return CountersJson(f, l, n); };
   } else if (name == "smrecords" && p.size() == 1) {

@@ -8,7 +8,9 @@
 // COMMAND: local | active-ports | sminfo:LID | portinfo:LID:PORT |
 //          nodeinfo:LID | smrecords | pkeys:LID:PORT | discover |
 //          handover:LID:GUID:PRIORITY | wait-master:LID:MS | wait-smlid:LID:MS |
-//          time-sminfo:LID:COUNT (round-trip latency: median, p99, max)
+//          time-sminfo:LID:COUNT (round-trip latency: median, p99, max) |
+//          topology | counters:LID:PORT |
+//          readout (one `smctl ports` read-out, paced as the daemon paces it)
 // Every object has "command", "ok", "elapsed_us" and either "error" or the
 // answer. Exit status: 0 if every command succeeded, 1 otherwise, 2 usage.
 #include <algorithm>
