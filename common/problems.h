@@ -47,8 +47,10 @@ inline constexpr char kProblemForeignOpenSm[] = "FOREIGN_OPENSM";
 // Raised by the config apply pipeline.
 inline constexpr char kProblemRestartNeeded[] = "RESTART_NEEDED";
 inline constexpr char kProblemPKeyDrift[] = "PKEY_DRIFT";
+// Raised by the cabling check (docs/cabling.md).
+inline constexpr char kProblemMiscabled[] = "MISCABLED";
 
-inline constexpr std::array<ProblemInfo, 18> kProblems = {{
+inline constexpr std::array<ProblemInfo, 19> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -67,6 +69,7 @@ inline constexpr std::array<ProblemInfo, 18> kProblems = {{
     {kProblemForeignOpenSm, Severity::kCritical, "an OpenSM smsupd does not supervise runs on its port"},
     {kProblemRestartNeeded, Severity::kWarning, "startup-only OpenSM options wait for a restart"},
     {kProblemPKeyDrift, Severity::kWarning, "the fabric's P_Keys differ from this node's config"},
+    {kProblemMiscabled, Severity::kWarning, "the discovered links differ from the declared cabling"},
 }};
 
 // The catalogue entry of `id`, or nullptr for an ID that is not listed.
