@@ -102,6 +102,11 @@ void CablingCommand::Answer(bool export_csv, const Topology& topology, const Rep
   if (export_csv) {
     std::size_t links = 0;
     std::string csv = ExportCsv(running_.config, *topology, &links);
+    // What the cabling reader would refuse is not offered as a start.
+    if (links > config::kMaxCables)
+      return reply(MakeResponse(ResultCode::kError, "the fabric has " + std::to_string(links) +
+                                                        " links; a cabling file holds at most " +
+                                                        std::to_string(config::kMaxCables)));
     std::string text = std::to_string(links) + " links exported";
     if (topology->unread_total > 0)
       text += "; " + std::to_string(topology->unread_total) + " ports were not read: their cables are not in it";
