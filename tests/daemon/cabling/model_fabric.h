@@ -51,8 +51,13 @@ class ModelFabric {
           continue;
         }
         topology.ports.push_back(Port(guid, port, topology));
+        // End ports: a CA's ports (GUID = node GUID + port, as in ibsim) and a switch's port 0.
+        if (is_switch == (port == 0))
+          topology.end_ports.push_back({is_switch ? guid : guid + port, guid, node.type, port, 0, node.node_description});
       }
     }
+    std::sort(topology.end_ports.begin(), topology.end_ports.end(),
+              [](const DiscoveredPort& a, const DiscoveredPort& b) { return a.port_guid < b.port_guid; });
     return topology;
   }
 
