@@ -47,10 +47,16 @@ inline constexpr char kProblemForeignOpenSm[] = "FOREIGN_OPENSM";
 // Raised by the config apply pipeline.
 inline constexpr char kProblemRestartNeeded[] = "RESTART_NEEDED";
 inline constexpr char kProblemPKeyDrift[] = "PKEY_DRIFT";
+// Raised by the ports read-out (smctl ports).
+inline constexpr char kProblemPortDown[] = "PORT_DOWN";
+inline constexpr char kProblemPortWrongSm[] = "PORT_WRONG_SM";
+inline constexpr char kProblemPortNotActive[] = "PORT_NOT_ACTIVE";
+inline constexpr char kProblemPortErrors[] = "PORT_ERRORS";
+inline constexpr char kProblemLinkBelowRate[] = "LINK_BELOW_RATE";
 // Raised by the cabling check (docs/cabling.md).
 inline constexpr char kProblemMiscabled[] = "MISCABLED";
 
-inline constexpr std::array<ProblemInfo, 19> kProblems = {{
+inline constexpr std::array<ProblemInfo, 24> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -69,6 +75,11 @@ inline constexpr std::array<ProblemInfo, 19> kProblems = {{
     {kProblemForeignOpenSm, Severity::kCritical, "an OpenSM smsupd does not supervise runs on its port"},
     {kProblemRestartNeeded, Severity::kWarning, "startup-only OpenSM options wait for a restart"},
     {kProblemPKeyDrift, Severity::kWarning, "the fabric's P_Keys differ from this node's config"},
+    {kProblemPortDown, Severity::kWarning, "a port that was linked is Down"},
+    {kProblemPortWrongSm, Severity::kWarning, "an Active port follows another SM than the master"},
+    {kProblemPortNotActive, Severity::kWarning, "a port stays Init or Armed: no SM made it Active"},
+    {kProblemPortErrors, Severity::kWarning, "a port's error counters are rising"},
+    {kProblemLinkBelowRate, Severity::kWarning, "a link trained below the rate both ends support"},
     {kProblemMiscabled, Severity::kWarning, "the discovered links differ from the declared cabling"},
 }};
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "common/guid.h"
-#include "config/cabling_rate.h"
+#include "config/cabling_rows.h"
 
 namespace smsupd::config {
 namespace {
@@ -56,20 +56,14 @@ std::optional<std::vector<Field>> SplitLine(std::string_view line, std::string* 
   return fields;
 }
 
-bool Printable(std::string_view text) {
-  for (unsigned char c : text)
-    if (c < 0x20 || c == 0x7f) return false;
-  return true;
-}
-
+// Reads the header, then turns each line into a CablingRow for the checker
+// every cable goes through (config/cabling_rows.h).
 class Reader {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
+  explicit Reader(const std::string& file) : checker_(file) {}
 
   void Error(int line, int column, std::string what, std::string valid = "") {
-    if (parse_.diagnostics.size() >= kMaxCablingDiagnostics) return;
-    parse_.diagnostics.push_back(
-        Diagnostic{Severity::kError, file_, line, column, "", std::move(what), std::move(valid)});
+    checker_.Error(line, column, "", std::move(what), std::move(valid));
   }
 
   bool Header(const std::vector<Field>& fields, int line) {
@@ -89,7 +83,7 @@ class Reader {
     for (const char* name : kRequired)
       if (!index_.count(name)) Error(line, 1, std::string("the header has no column '") + name + "'",
                                      "required: switch, switch_port, peer, peer_port");
-    return parse_.diagnostics.empty();
+    return checker_.ok();
   }
 
   void Row(const std::vector<Field>& fields, int line) {
@@ -98,106 +92,18 @@ class Reader {
             "at most the header's " + std::to_string(index_.size()));
       return;
     }
-    DeclaredCable cable;
-    cable.line = line;
-    // `&`, not `&&`: both ends' errors are reported.
-    bool good = End(fields, line, "switch", &cable.a) & End(fields, line, "peer", &cable.b);
-    cable.cable_type = Text(fields, line, "cable_type", &good);
-    cable.length = Text(fields, line, "length", &good);
-    cable.rate = Text(fields, line, "rate", &good);
-    if (!cable.rate.empty() && !ParseLinkRate(cable.rate)) {
-      Error(line, Column(fields, "rate"), "rate '" + cable.rate + "' is not a link rate",
-            "width x speed, e.g. 4xHDR, 4xNDR, 1xEDR");
-      good = false;
-    }
-    if (good) Claim(cable);
+    CablingRow row;
+    row.line = line;
+    for (const auto& [name, index] : index_)
+      if (index < fields.size()) row.cells[name] = CablingCell{fields[index].text, line, fields[index].column};
+    checker_.Check(row);
   }
 
-  CablingParse Take() { return std::move(parse_); }
+  CablingParse Take() { return checker_.Take(); }
 
  private:
-  int Column(const std::vector<Field>& fields, const char* name) const {
-    auto it = index_.find(name);
-    return it != index_.end() && it->second < fields.size() ? fields[it->second].column : 1;
-  }
-
-  // The field of column `name` ("" when the column or the cell is absent);
-  // *good false when it is too long or holds control characters.
-  std::string Text(const std::vector<Field>& fields, int line, const char* name, bool* good) {
-    auto it = index_.find(name);
-    if (it == index_.end() || it->second >= fields.size()) return "";
-    const Field& field = fields[it->second];
-    if (field.text.size() > kMaxCablingFieldBytes || !Printable(field.text)) {
-      Error(line, field.column, std::string(name) + " is not a name",
-            "at most 256 printable bytes");
-      *good = false;
-      return "";
-    }
-    return field.text;
-  }
-
-  // Reads `side` ("switch" or "peer"): name, optional GUID, port.
-  bool End(const std::vector<Field>& fields, int line, const std::string& side, CableEnd* end) {
-    bool good = true;
-    end->device = Text(fields, line, side.c_str(), &good);
-    if (good && end->device.empty()) {
-      Error(line, Column(fields, side.c_str()), side + " is empty", "the device's name");
-      good = false;
-    }
-    std::string guid = Text(fields, line, (side + "_guid").c_str(), &good);
-    if (!guid.empty()) {
-      end->node_guid = ParseGuid(guid);
-      if (!end->node_guid || *end->node_guid == 0) {
-        Error(line, Column(fields, (side + "_guid").c_str()), "'" + guid + "' is not a node GUID",
-              "0x and 1-16 hex digits, not zero");
-        good = false;
-      }
-    }
-    std::string port = Text(fields, line, (side + "_port").c_str(), &good);
-    end->port = 0;
-    if (port.size() <= 3 && !port.empty() && port.find_first_not_of("0123456789") == std::string::npos)
-      end->port = std::stoi(port);
-    if (end->port < 1 || end->port > kMaxSwitchPort) {
-      Error(line, Column(fields, (side + "_port").c_str()), side + "_port '" + port + "' is not a port",
-            "a port number 1.." + std::to_string(kMaxSwitchPort));
-      good = false;
-    }
-    return good;
-  }
-
-  // One row per port, one GUID per name.
-  void Claim(const DeclaredCable& cable) {
-    if (parse_.cables.size() >= kMaxCables) {
-      Error(cable.line, 1, "more than " + std::to_string(kMaxCables) + " cables", "split the fabric's files");
-      return;
-    }
-    for (const CableEnd* end : {&cable.a, &cable.b}) {
-      auto [it, fresh] = ports_.emplace(std::make_pair(end->device, end->port), cable.line);
-      if (!fresh)
-        Error(cable.line, 1, end->device + " port " + std::to_string(end->port) + " is already cabled on line " +
-                                 std::to_string(it->second),
-              "one row per cable, each port in one row");
-      if (!end->node_guid) continue;
-      auto [guid, first] = guids_.emplace(end->device, std::make_pair(*end->node_guid, cable.line));
-      if (!first && guid->second.first != *end->node_guid)
-        Error(cable.line, 1, end->device + " has node GUID " + FormatGuid(*end->node_guid) + " here but " +
-                                 FormatGuid(guid->second.first) + " on line " + std::to_string(guid->second.second),
-              "one GUID per device");
-      auto [owner, new_guid] = owners_.emplace(*end->node_guid, std::make_pair(end->device, cable.line));
-      if (!new_guid && owner->second.first != end->device)
-        Error(cable.line, 1, "node GUID " + FormatGuid(*end->node_guid) + " is " + owner->second.first +
-                                 "'s on line " + std::to_string(owner->second.second) + ", here " + end->device,
-              "one device per GUID");
-    }
-    parse_.cables.push_back(cable);
-  }
-
-  std::string file_;
-  CablingParse parse_;
+  CablingRowChecker checker_;
   std::map<std::string, std::size_t> index_;
-  std::map<std::pair<std::string, int>, int> ports_;
-  std::map<std::string, std::pair<std::uint64_t, int>> guids_;
-  std::map<std::uint64_t, std::pair<std::string, int>> owners_;
 };
 
 std::string Quoted(const std::string& text) {

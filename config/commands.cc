@@ -66,8 +66,8 @@ int RunRenderCommand(const std::string& file, const std::string& out_dir, std::o
     err << files.error().message << "\n";
     return kExitInvalid;
   }
-  out << "wrote " << out_dir << "/opensm.conf and " << out_dir
-      << "/partitions.conf (config hash sha256:" << files->config_hash << ")\n";
+  out << "wrote " << out_dir << "/opensm.conf, " << out_dir << "/partitions.conf and " << out_dir
+      << "/node-name-map (config hash sha256:" << files->config_hash << ")\n";
   return kExitValid;
 }
 

@@ -144,11 +144,14 @@ struct HookSettings {
 
 // The optional `cabling` section: the port map, from a CSV file it names
 // or inline rows (docs/cabling.md). `declared` is false when the section
-// is absent: nothing is compared then.
+// is absent: nothing is compared then. The file is read when the config is
+// validated: its rows are part of the config, and a change of only the
+// file is a change of the config (file_sha256).
 struct CablingSettings {
   bool declared = false;
   std::string file;                   // the CSV file, if that form is used
-  std::vector<DeclaredCable> cables;  // parsed and checked rows
+  std::string file_sha256;            // hex SHA-256 of the file as read; empty without a file
+  std::vector<DeclaredCable> cables;  // parsed and checked rows; lines point into the file or the YAML
 };
 
 struct Config {

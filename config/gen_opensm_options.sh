@@ -24,6 +24,7 @@ owned() {
     sa_key) echo "sm.sa_key_file" ;;
     log_file) echo "sm.opensm.log_file" ;;
     partition_config_file) echo "partitions (set by smsupd)" ;;
+    node_name_map_name) echo "cabling (smsupd writes the node-name map from the inventory and cabling)" ;;
     allow_both_pkeys) echo "membership: both in partitions (set by smsupd)" ;;
     sminfo_polling_timeout | polling_retry_number) echo "set by smsupd (failover timing)" ;;
     daemon) echo "set by smsupd (OpenSM runs in the foreground under supervision)" ;;

@@ -102,7 +102,7 @@ const OpenSmOption kOpenSmOptions[] = {
     {"event_db_dump_file", OptionType::kString, "(null)", false, false, "", 0, 0},
     {"event_plugin_name", OptionType::kString, "(null)", false, false, "", 0, 0},
     {"event_plugin_options", OptionType::kString, "(null)", false, false, "", 0, 0},
-    {"node_name_map_name", OptionType::kString, "(null)", false, false, "", 0, 0},
+    {"node_name_map_name", OptionType::kString, "(null)", false, true, "cabling (smsupd writes the node-name map from the inventory and cabling)", 0, 0},
     {"log_flags", OptionType::kInteger, "0x03", true, false, "", 0, 255},
     {"force_log_flush", OptionType::kBoolean, "FALSE", true, false, "", 0, 0},
     {"log_file", OptionType::kString, "/var/log/opensm.log", false, true, "sm.opensm.log_file", 0, 0},

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "common/secrets.h"
+#include "config/node_name_map.h"
 #include "config/opensm_options.h"
 #include "config/plan.h"
 #include "config/renderer.h"
@@ -97,6 +98,36 @@ void CompareSm(const SmSettings& before, const SmSettings& after, SettingLines& 
   lines.Compare("sm.failover.handover_timeout_ms", a.handover_timeout_ms, b.handover_timeout_ms);
 }
 
+bool SameCables(const std::vector<DeclaredCable>& before, const std::vector<DeclaredCable>& after) {
+  return std::equal(before.begin(), before.end(), after.begin(), after.end(),
+                    [](const DeclaredCable& a, const DeclaredCable& b) {
+                      return a.a == b.a && a.b == b.b && a.cable_type == b.cable_type && a.length == b.length &&
+                             a.rate == b.rate;
+                    });
+}
+
+// The cabling (its rows, wherever they are) and the node-name map rendered
+// from it, which OpenSM reads only when it starts.
+void CompareCabling(const Config& before, const Config& after, SettingLines& lines) {
+  lines.Compare("cabling.file", before.cabling.file, after.cabling.file);
+  // A plan's text is validated without opening the files it names
+  // (KeyFile::kNameOnly): its CSV rows are unknown, not gone.
+  auto unread = [](const Config& config) { return !config.cabling.file.empty() && config.cabling.file_sha256.empty(); };
+  if (unread(before) || unread(after)) return;
+  const auto& old_cables = before.cabling.cables;
+  const auto& new_cables = after.cabling.cables;
+  if (old_cables.size() != new_cables.size())
+    lines.Add("cabling: " + std::to_string(old_cables.size()) + " -> " + std::to_string(new_cables.size()) +
+              " cables");
+  else if (!SameCables(old_cables, new_cables))
+    lines.Add("cabling: cables changed");
+  std::map<std::uint64_t, std::string> old_names = NodeNamesFromConfig(before);
+  std::map<std::uint64_t, std::string> new_names = NodeNamesFromConfig(after);
+  if (old_names != new_names)
+    lines.Add("node-name map: " + std::to_string(old_names.size()) + " -> " + std::to_string(new_names.size()) +
+              " names (OpenSM reads it when it next starts; the diagnostic tools at once)");
+}
+
 }  // namespace
 
 std::vector<OptionPlan> PlanOptions(const Config& before, const Config& after, Guid local_sm_port) {
@@ -134,6 +165,7 @@ std::vector<std::string> PlanOtherSettings(const Config& before, const Config& a
   lines.Compare("hooks.timeout_ms", before.hooks.timeout_ms, after.hooks.timeout_ms);
   CompareInventory("hosts", before.hosts, after.hosts, lines);
   CompareInventory("groups", before.groups, after.groups, lines);
+  CompareCabling(before, after, lines);
   return lines.Take();
 }
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/atomic_file.h"
+#include "config/node_name_map.h"
 #include "config/opensm_options.h"
 #include "config/partitions_renderer.h"
 #include "config/sha256.h"
@@ -42,6 +43,7 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
   if (config.sm.m_key) values.emplace_back("m_key", FormatGuid(*config.sm.m_key));
   if (config.sm.sa_key) values.emplace_back("sa_key", FormatGuid(*config.sm.sa_key));
   values.emplace_back("partition_config_file", PartitionsPath(config, inputs));
+  values.emplace_back("node_name_map_name", NodeNameMapPath(PartitionsPath(config, inputs)));
   values.emplace_back("allow_both_pkeys", UsesBothMembership(config) ? "TRUE" : "FALSE");
   values.emplace_back("log_file", LogFile(config, inputs));
   values.emplace_back("sminfo_polling_timeout", kSmInfoPollingTimeoutMs);
@@ -92,6 +94,11 @@ std::string RenderOpenSmConf(const Config& config, const RenderInputs& inputs,
 
 std::string ConfigHash(const std::string& text) { return Sha256Hex(text); }
 
+std::string NodeNameMapPath(const std::string& partitions_path) {
+  std::size_t slash = partitions_path.rfind('/');
+  return (slash == std::string::npos ? std::string() : partitions_path.substr(0, slash + 1)) + "node-name-map";
+}
+
 std::map<std::string, std::string> OpenSmOptionValues(const Config& config,
                                                       const RenderInputs& inputs) {
   std::map<std::string, std::string> values(config.sm.opensm.options.begin(),
@@ -106,12 +113,16 @@ RenderedFiles Render(const Config& config, const RenderInputs& inputs) {
   files.config_hash = ConfigHash(config.source_text);
   files.opensm_conf = RenderOpenSmConf(config, inputs, files.config_hash);
   files.partitions_conf = RenderPartitionsConf(config, SmPort(config, inputs), files.config_hash);
+  files.node_name_map = RenderNodeNameMap(NodeNamesWithInventory(config, inputs.node_of_port));
   return files;
 }
 
 Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partitions_path,
                           const std::string& opensm_conf_path) {
   Status written = WriteFileAtomically(partitions_path, files.partitions_conf, 0644);
+  if (!written.ok()) return written;
+  // 0644: names and GUIDs only, and the diagnostic tools of any user read it.
+  written = WriteFileAtomically(NodeNameMapPath(partitions_path), files.node_name_map, 0644);
   if (!written.ok()) return written;
   // 0600 always: it may hold the SM_Key, the m_key and the sa_key.
   return WriteFileAtomically(opensm_conf_path, files.opensm_conf, 0600);

@@ -1,4 +1,4 @@
-// Config -> the two files OpenSM reads. Pure: no I/O, byte-for-byte
+// Config -> the three files OpenSM reads. Pure: no I/O, byte-for-byte
 // deterministic for the same Config and RenderInputs.
 #pragma once
 
@@ -21,22 +21,32 @@ struct RenderInputs {
   // The failover policy's current sm_priority (docs/failover.md: the acting
   // master holds 15, a yielding master 0, ...). Default: sm.priority.
   std::optional<int> sm_priority;
+  // Port GUID -> node GUID as the subnet walk read them: the node-name map
+  // then names the nodes of the inventory's hosts too (NodeNamesWithInventory).
+  std::map<std::uint64_t, std::uint64_t> node_of_port;
 };
 
 struct RenderedFiles {
   std::string opensm_conf;
   std::string partitions_conf;
+  std::string node_name_map;  // config/node_name_map.h; named by node_name_map_name
   std::string config_hash;  // hex SHA-256 of Config::source_text
 };
 
 RenderedFiles Render(const Config& config, const RenderInputs& inputs);
 
-// Installs both rendered files atomically: partitions.conf first, so the
-// opensm.conf that names it never points at a file that is not there yet (a
-// missing file means "every port full in 0x7fff"); opensm.conf always with
-// mode 0600 (the SM_Key, m_key and sa_key). The error names the file that failed.
+// Installs the rendered files atomically: partitions.conf first, then the
+// node-name map beside it (NodeNameMapPath), so the opensm.conf that names
+// them never points at a file that is not there yet (a missing
+// partitions.conf means "every port full in 0x7fff"); the two with mode
+// 0644, opensm.conf always with mode 0600 (the SM_Key, m_key and sa_key).
+// The error names the file that failed.
 Status WriteRenderedFiles(const RenderedFiles& files, const std::string& partitions_path,
                           const std::string& opensm_conf_path);
+
+// Where the node-name map goes: `node-name-map` in the directory of
+// partitions.conf (RenderInputs::partitions_path, or its default).
+std::string NodeNameMapPath(const std::string& partitions_path);
 
 // Hex SHA-256 of `text` (64 lower-case hex digits).
 std::string ConfigHash(const std::string& text);

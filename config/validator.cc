@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string_view> kTopLevelKeys = {
     "version", "node",   "sm",          "state_dir", "control",
     "hosts",   "groups", "limits", "generations", "verify", "metrics",
-    "hooks",   "partitions"};
+    "hooks",   "partitions", "cabling"};
 
 std::string HostName() {
   char name[256] = {};
@@ -75,6 +75,7 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (const YAML::Node* verify = root.Get("verify")) ReadVerifySection(*verify, state);
   if (const YAML::Node* metrics = root.Get("metrics")) ReadMetricsSection(*metrics, state);
   if (const YAML::Node* hooks = root.Get("hooks")) ReadHooksSection(*hooks, state);
+  if (const YAML::Node* cabling = root.Get("cabling")) ReadCablingSection(*cabling, state);
   if (const YAML::Node* partitions = root.Get("partitions"))
     ReadPartitions(*partitions, state);
   else
@@ -84,12 +85,13 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (!state.sink.has_errors()) CheckPKeysPerPort(root.Get("limits") ? *root.Get("limits") : document, state);
 }
 
-// File order; findings without a position (about the file as a whole) last.
-void SortByPosition(std::vector<Diagnostic>& diagnostics) {
+// File order; findings without a position (about the file as a whole) last;
+// the YAML's own findings before those of a file it names (cabling.file).
+void SortByPosition(std::vector<Diagnostic>& diagnostics, const std::string& yaml_file) {
   std::stable_sort(diagnostics.begin(), diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::make_tuple(a.line == 0, a.line, a.column) <
-                            std::make_tuple(b.line == 0, b.line, b.column);
+                   [&](const Diagnostic& a, const Diagnostic& b) {
+                     return std::make_tuple(a.file != yaml_file, a.line == 0, a.line, a.column) <
+                            std::make_tuple(b.file != yaml_file, b.line == 0, b.line, b.column);
                    });
 }
 
@@ -146,7 +148,7 @@ ValidationOutcome ValidateText(std::string_view yaml, const std::string& file_na
   outcome.hidden_errors = sink.hidden_errors();
   outcome.hidden_warnings = sink.hidden_warnings();
   outcome.diagnostics = sink.TakeDiagnostics();
-  SortByPosition(outcome.diagnostics);
+  SortByPosition(outcome.diagnostics, sink.file());
   if (outcome.ErrorCount() == 0) {
     if (state.config.node.empty()) state.config.node = HostName();
     outcome.config = std::move(state.config);

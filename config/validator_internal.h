@@ -22,7 +22,7 @@ struct ValidationState {
   DiagnosticSink& sink;
   // Checked in every loop over the caller's entries (throws DeadlineExceeded).
   const Deadline& deadline;
-  bool read_key_file = true;  // ValidateText's KeyFile
+  bool read_key_file = true;  // ValidateText's KeyFile; also whether cabling.file is read
   // Where each host, group and host GUID was defined, for later diagnostics.
   std::map<std::string, YAML::Node> host_nodes;
   std::map<std::string, YAML::Node> group_nodes;
@@ -45,6 +45,9 @@ void ReadVerifySection(const YAML::Node& node, ValidationState& state);
 // metrics and hooks: the daemon's observability settings, never rendered.
 void ReadMetricsSection(const YAML::Node& node, ValidationState& state);
 void ReadHooksSection(const YAML::Node& node, ValidationState& state);
+// cabling: inline rows, or the CSV file it names (read unless
+// read_key_file is false: then only the path is checked).
+void ReadCablingSection(const YAML::Node& node, ValidationState& state);
 void ReadHosts(const YAML::Node& node, ValidationState& state);
 // Needs the hosts read first.
 void ReadGroups(const YAML::Node& node, ValidationState& state);

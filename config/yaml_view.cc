@@ -26,6 +26,13 @@ void DiagnosticSink::Add(Severity severity, int line, int column, std::string pa
                                     CutText(std::move(valid), kMaxDiagnosticPartBytes)});
 }
 
+void DiagnosticSink::AddFromFile(const Diagnostic& diagnostic) {
+  const std::size_t kept = diagnostics_.size();
+  Add(diagnostic.severity, diagnostic.line, diagnostic.column, diagnostic.yaml_path, diagnostic.what,
+      diagnostic.valid);
+  if (diagnostics_.size() > kept) diagnostics_.back().file = CutText(diagnostic.file, kMaxDiagnosticPartBytes);
+}
+
 std::vector<Diagnostic> DiagnosticSink::TakeDiagnostics() {
   std::vector<Diagnostic> taken = std::move(diagnostics_);
   diagnostics_.clear();

@@ -33,6 +33,9 @@ class DiagnosticSink {
   void ErrorAt(int line, int column, std::string path, std::string what, std::string valid = "");
   void Add(Severity severity, int line, int column, std::string path, std::string what,
            std::string valid);
+  // A finding of a file the YAML names (the cabling CSV): it keeps its own
+  // file name, and counts like any other.
+  void AddFromFile(const Diagnostic& diagnostic);
 
   const std::string& file() const { return file_; }
   bool has_errors() const { return errors_ > 0; }

@@ -109,11 +109,17 @@ Status Daemon::StartUp() {
   cabling_ = std::make_unique<CablingCommand>(io_, running_, *worker_, status_);
   cabling_->RegisterCommands(router_);
   cabling_->Start();
+  ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
+    metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
+  });
+  ports_->SetNodeSink([this](const std::map<Guid, Guid>& node_of_port) { opensm_->LearnNodes(node_of_port); });
+  ports_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();
   // A running OpenSM of ours (smsupd restarted) is adopted as it is; else the
   // failover policy starts one once it has seen the subnet.
   opensm_->Adopt();
+  ports_->Start();
   return Status::Ok();
 }
 

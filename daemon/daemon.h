@@ -11,6 +11,7 @@
 //   ConfigApplier      daemon/apply    reload / rollback / plan / history
 //   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
 //   CablingCommand     daemon/cabling  cabling: the links against the declared cabling
+//   PortsMonitor       daemon/ports    ports: state, rate and counters of every port, paced
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
 //   EventHooks         daemon/hooks    hooks.directory's executables, run for each event
@@ -41,6 +42,7 @@
 #include "daemon/apply/running_config.h"
 #include "daemon/apply/why_command.h"
 #include "daemon/cabling/cabling_command.h"
+#include "daemon/ports/ports_monitor.h"
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
 #include "daemon/control/control_server.h"
@@ -129,6 +131,7 @@ class Daemon {
   std::unique_ptr<ConfigApplier> applier_;
   std::unique_ptr<WhyCommand> why_;
   std::unique_ptr<CablingCommand> cabling_;
+  std::unique_ptr<PortsMonitor> ports_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.
   std::unique_ptr<MetricsService> metrics_;

@@ -59,6 +59,14 @@ int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std:
 // caller; exit 1 "write-failed" when it cannot be).
 int RunCabling(const GlobalOptions& options, const control::CablingArguments& args, const std::string& output,
                std::ostream& out, std::ostream& err);
+// smctl ports [--problems] [NAME...]: exit 0 on a read-out (1 with
+// --problems when any problem is listed), 4 when a NAME is unknown, 1 when
+// the read-out failed.
+struct PortsOptions {
+  bool problems_only = false;
+  std::vector<std::string> names;
+};
+int RunPorts(const GlobalOptions& options, const PortsOptions& ports, std::ostream& out, std::ostream& err);
 // smctl metrics: the daemon's Prometheus text exposition, as /metrics serves it.
 int RunMetrics(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 // "smctl 0.1.0 (protocol 1)": what `smctl --version` prints, without asking

@@ -41,6 +41,7 @@ struct Choices {
   smsupd::control::WhyArguments why;
   smsupd::control::CablingArguments cabling;
   std::string cabling_output;
+  smsupd::smctl::PortsOptions ports;
 };
 
 // --json is accepted before or after the subcommand.
@@ -118,6 +119,10 @@ void AddCommands(CLI::App& app, Choices& choices) {
   cabling->add_option("--output,-o", choices.cabling_output, "with --export: write the CSV to FILE")
       ->needs(export_flag);
   AddJsonFlag(*cabling, choices);
+  auto* ports = app.add_subcommand("ports", "every end port and switch port: state, link rate, error counters");
+  ports->add_flag("--problems", choices.ports.problems_only, "only what needs a person, worst first");
+  ports->add_option("NAME", choices.ports.names, "host, switch, port name, NodeDescription, GUID or LID");
+  AddJsonFlag(*ports, choices);
   AddJsonFlag(*app.add_subcommand("metrics", "the daemon's Prometheus metrics (text format)"), choices);
   AddJsonFlag(*app.add_subcommand("version", "smctl's and the daemon's versions"), choices);
   AddJsonFlag(*app.add_subcommand("list-commands", "the commands the daemon knows"), choices);
@@ -157,6 +162,7 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("why")) return RunWhy(global, choices.why, std::cout, std::cerr);
   if (app.got_subcommand("cabling"))
     return RunCabling(global, choices.cabling, choices.cabling_output, std::cout, std::cerr);
+  if (app.got_subcommand("ports")) return RunPorts(global, choices.ports, std::cout, std::cerr);
   if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);
   if (app.got_subcommand("list-commands")) return RunListCommands(global, std::cout, std::cerr);

@@ -58,10 +58,11 @@ int RunRender(const GlobalOptions& options, const std::string& file, const std::
   } else if (auto files = config::RenderIntoDirectory(*validation.config, out_dir); !files.ok()) {
     outcome = Failed(kExitFailed, "write-failed", files.error().message);
   } else {
-    outcome.text = "wrote " + out_dir + "/opensm.conf and " + out_dir +
-                   "/partitions.conf (config hash sha256:" + files->config_hash + ")";
+    outcome.text = "wrote " + out_dir + "/opensm.conf, " + out_dir + "/partitions.conf and " + out_dir +
+                   "/node-name-map (config hash sha256:" + files->config_hash + ")";
     outcome.data["files"] = {WrittenFile(out_dir + "/opensm.conf", files->opensm_conf),
-                             WrittenFile(out_dir + "/partitions.conf", files->partitions_conf)};
+                             WrittenFile(out_dir + "/partitions.conf", files->partitions_conf),
+                             WrittenFile(out_dir + "/node-name-map", files->node_name_map)};
     outcome.data["config_hash"] = files->config_hash;
     if (!options.json) out << outcome.text << "\n";
   }

@@ -101,8 +101,9 @@ void ConfigApplier::UndoInstall(const RunPtr& run) {
   config::RenderedFiles in_force = opensm_.Render(running_.config, running_.port_guid);
   auto opensm_conf = ReadWholeFile(paths.OpenSmConf());
   auto partitions = ReadWholeFile(paths.PartitionsConf());
-  bool intact = opensm_conf && partitions && *opensm_conf == in_force.opensm_conf &&
-                *partitions == in_force.partitions_conf;
+  auto names = ReadWholeFile(paths.NodeNameMap());
+  bool intact = opensm_conf && partitions && names && *opensm_conf == in_force.opensm_conf &&
+                *partitions == in_force.partitions_conf && *names == in_force.node_name_map;
   if (!intact)
     if (auto restored = opensm_.Install(running_.config, running_.port_guid); !restored)
       spdlog::error("CONFIG_NOT_WRITTEN generation {} could not be written back either: {}",

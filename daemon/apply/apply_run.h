@@ -25,7 +25,7 @@ struct ApplyRun {
   std::vector<std::string> restart_needed;  // startup-only options still pending
   bool restarting = false;                  // OpenSM is restarted for this apply
   std::string restart_refusal;              // why it was not (no standby, ...)
-  bool unchanged = false;                   // same YAML as the current generation
+  bool unchanged = false;                   // same YAML (and cabling file) as the current generation
   std::uint64_t generation = 0;             // the generation this apply installs
   std::uint64_t previous = 0;               // the generation that was current before
   std::string hash;

@@ -280,7 +280,11 @@ void ConfigApplier::PrepareApply(const RunPtr& run) {
   run->restart_needed.assign(pending_restart_.begin(), pending_restart_.end());
   run->previous = running_.generation.number;
   run->hash = config::ConfigHash(next.source_text);
-  run->unchanged = !run->request.from_generation && run->hash == running_.generation.hash && running_.generation.number > 0;
+  // The cabling CSV a YAML names is part of the config (docs/cabling.md):
+  // the same YAML over an edited file is a change.
+  run->unchanged = !run->request.from_generation && run->hash == running_.generation.hash &&
+                   next.cabling.file_sha256 == running_.config.cabling.file_sha256 &&
+                   running_.generation.number > 0;
   run->generation = run->unchanged ? running_.generation.number : generations_.NextNumber();
   run->timeout = run->request.timeout.value_or(std::chrono::seconds(next.verify.timeout_s));
   run->deadline = clock_.Now() + run->timeout;

@@ -138,6 +138,29 @@ DaemonMetrics::DaemonMetrics(const std::string& version, ProcessPaths process)
                      .Help("1 while the fabric's P_Key tables differ from this (non-master) node's config")
                      .Register(r)
                      .Add({});
+  port_problems_ = &BuildGauge()
+                       .Name("smsupd_port_problems")
+                       .Help("ports with a problem of each kind at the last ports read-out (port-down, wrong-sm, "
+                             "not-active, errors, below-rate)")
+                       .Register(r);
+  for (const char* kind : {"port-down", "wrong-sm", "not-active", "errors", "below-rate"})
+    port_problems_->Add({{"kind", kind}});
+  ports_read_ = &BuildGauge().Name("smsupd_ports_read").Help("ports the last ports read-out read").Register(r).Add({});
+  ports_unread_ = &BuildGauge()
+                       .Name("smsupd_ports_unread")
+                       .Help("ports (or their counters) the last ports read-out could not read")
+                       .Register(r)
+                       .Add({});
+  ports_readout_seconds_ = &BuildGauge()
+                                .Name("smsupd_ports_readout_seconds")
+                                .Help("how long the last ports read-out took (walk and paced PortCounters)")
+                                .Register(r)
+                                .Add({});
+  ports_readout_mads_ = &BuildGauge()
+                             .Name("smsupd_ports_readout_mads")
+                             .Help("MADs the last ports read-out sent (SMPs of the walk and PerfMgt Gets)")
+                             .Register(r)
+                             .Add({});
   poll_seconds_ = &BuildHistogram()
                        .Name("smsupd_mad_poll_duration_seconds")
                        .Help("answered SMInfo polls of the failover watch (local SM and master)")
@@ -277,6 +300,15 @@ void DaemonMetrics::SetProblem(const std::string& id, bool present) {
   const ProblemInfo* problem = FindProblem(id);
   if (problem == nullptr) return;
   LabelledGauge(*problems_, {{"id", id}, {"severity", SeverityName(problem->severity)}}).Set(present ? 1 : 0);
+}
+
+void DaemonMetrics::SetPortsReadout(const std::map<std::string, int>& problems, int ports, int unread,
+                                    double seconds, int mads) {
+  for (const auto& [kind, count] : problems) LabelledGauge(*port_problems_, {{"kind", kind}}).Set(count);
+  ports_read_->Set(ports);
+  ports_unread_->Set(unread);
+  ports_readout_seconds_->Set(seconds);
+  ports_readout_mads_->Set(mads);
 }
 
 void DaemonMetrics::SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts,

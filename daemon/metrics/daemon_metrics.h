@@ -75,6 +75,9 @@ class DaemonMetrics {
   // and severity; an ID outside it is no series.
   void SetProblem(const std::string& id, bool present);
   void SetPKeyDrift(bool drift) { pkey_drift_->Set(drift ? 1 : 0); }
+  // The last ports read-out: ports with a problem of each kind ("port-down",
+  // "below-rate", ...), ports read and not read, its duration and MADs.
+  void SetPortsReadout(const std::map<std::string, int>& problems, int ports, int unread, double seconds, int mads);
   void ObserveSmInfoPoll(std::chrono::duration<double> took) { poll_seconds_->Observe(took.count()); }
   // The process's MAD counters (daemon/fabric/mad_counters.h), counted up to these totals.
   void SetMadTotals(std::uint64_t requests, std::uint64_t retries, std::uint64_t timeouts, std::uint64_t sent);
@@ -117,6 +120,11 @@ class DaemonMetrics {
   prometheus::Gauge* last_apply_verified_;
   prometheus::Gauge* last_apply_mismatched_;
   prometheus::Gauge* pkey_drift_;
+  prometheus::Family<prometheus::Gauge>* port_problems_;
+  prometheus::Gauge* ports_read_;
+  prometheus::Gauge* ports_unread_;
+  prometheus::Gauge* ports_readout_seconds_;
+  prometheus::Gauge* ports_readout_mads_;
   prometheus::Histogram* poll_seconds_;
   prometheus::Counter* mad_requests_;
   prometheus::Counter* mad_sent_;

@@ -9,6 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
+
+#include "common/atomic_file.h"
 
 #include "common/control_wire.h"
 #include "common/problems.h"
@@ -143,7 +146,7 @@ void OpenSmController::LogStateLine(const OpenSmLogEvent& event) {
 }
 
 bool OpenSmController::Rerender(int priority) {
-  auto written = WriteRenderedConfig(running_.config, running_.port_guid, priority);
+  auto written = WriteRenderedConfig(running_.config, running_.port_guid, priority, node_of_port_);
   if (!written) {
     spdlog::error("PRIORITY_NOT_SET sm_priority {}: {}", priority, written.error().message);
     return false;
@@ -237,16 +240,36 @@ void OpenSmController::Stop() {
 }
 
 config::RenderedFiles OpenSmController::Render(const config::Config& config, Guid port) const {
-  return RenderConfig(config, port, commanded_);
+  return RenderConfig(config, port, commanded_, node_of_port_);
 }
 
 Result<std::string> OpenSmController::Install(const config::Config& config, Guid port) {
-  auto hash = WriteRenderedConfig(config, port, commanded_);
+  auto hash = WriteRenderedConfig(config, port, commanded_, node_of_port_);
   if (hash && commanded_) rendered_ = commanded_;
   return hash;
 }
 
 Status OpenSmController::Hangup() { return supervisor_.Hangup(); }
+
+// Only the inventory's port GUIDs are kept: the map is bounded by the config,
+// whatever the fabric holds. The file is rewritten only when its text changes.
+void OpenSmController::LearnNodes(const std::map<Guid, Guid>& node_of_port) {
+  std::set<Guid> inventory;
+  for (const auto& [host, guids] : running_.config.hosts) inventory.insert(guids.begin(), guids.end());
+  std::map<Guid, Guid> learned;
+  for (const auto& [port, node] : node_of_port)
+    if (inventory.count(port)) learned[port] = node;
+  if (learned == node_of_port_) return;
+  node_of_port_ = std::move(learned);
+  const StatePaths paths{running_.config.state_dir};
+  const std::string text = RenderConfig(running_.config, running_.port_guid, commanded_, node_of_port_).node_name_map;
+  if (auto on_disk = ReadWholeFile(paths.NodeNameMap()); on_disk && *on_disk == text) return;
+  if (Status written = WriteFileAtomically(paths.NodeNameMap(), text, 0644); !written)
+    spdlog::warn("NODE_NAME_MAP_NOT_WRITTEN {}: {}", paths.NodeNameMap(), written.message());
+  else
+    spdlog::info("NODE_NAME_MAP_UPDATED {}: the inventory's hosts named by the node GUIDs the walk read",
+                 paths.NodeNameMap());
+}
 
 std::uint64_t OpenSmController::SweepsSeen() {
   if (!log_watcher_) return 0;

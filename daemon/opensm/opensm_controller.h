@@ -11,6 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,10 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   OpenSmSnapshot Snapshot() const;
   // The priority every rendering uses (nullopt: sm.priority).
   std::optional<int> commanded_priority() const { return commanded_; }
+  // The nodes of the inventory's ports, as a subnet walk read them: the
+  // node-name map then names the hosts' nodes too; rewritten when it changes
+  // (OpenSM reads it at its next start, the diagnostic tools at once).
+  void LearnNodes(const std::map<Guid, Guid>& node_of_port);
 
   // LocalSmControl (the failover policy's actions).
   void FollowPriority(std::optional<int> priority) override;
@@ -111,6 +116,7 @@ class OpenSmController : public LocalSmControl, public OpenSmConfigSink {
   std::unique_ptr<OpenSmLogWatcher> log_watcher_;
   ForeignOpenSmWatch foreign_;
   std::optional<int> commanded_;  // the failover policy's priority
+  std::map<Guid, Guid> node_of_port_;  // inventory port GUID -> node GUID, from walks
   std::optional<int> rendered_;   // sm_priority in opensm.conf now
   bool has_run_ = false;          // an OpenSM was started or adopted
 };

@@ -44,22 +44,23 @@ Status PrepareStateDirectory(const std::string& state_dir) {
 }
 
 Result<std::string> WriteRenderedConfig(const config::Config& config, Guid port_guid,
-                                        std::optional<int> sm_priority) {
+                                        std::optional<int> sm_priority, const std::map<Guid, Guid>& node_of_port) {
   StatePaths paths{config.state_dir};
   if (::mkdir(paths.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
     return Error{"cannot create " + paths.state_dir + ": " + std::strerror(errno)};
-  config::RenderedFiles files = RenderConfig(config, port_guid, sm_priority);
+  config::RenderedFiles files = RenderConfig(config, port_guid, sm_priority, node_of_port);
   Status written = config::WriteRenderedFiles(files, paths.PartitionsConf(), paths.OpenSmConf());
   if (!written) return Error{written.message()};
   return files.config_hash;
 }
 
 config::RenderedFiles RenderConfig(const config::Config& config, Guid port_guid,
-                                   std::optional<int> sm_priority) {
+                                   std::optional<int> sm_priority, const std::map<Guid, Guid>& node_of_port) {
   config::RenderInputs inputs;
   inputs.port_guid = port_guid;
   inputs.partitions_path = StatePaths{config.state_dir}.PartitionsConf();
   inputs.sm_priority = sm_priority;
+  inputs.node_of_port = node_of_port;
   return config::Render(config, inputs);
 }
 

@@ -39,6 +39,21 @@ TEST_F(CommandsTest, InvalidFileExitsOneWithEveryDiagnostic) {
   EXPECT_EQ(out_.str(), file + ": invalid (2 errors, 1 warning)\n");
 }
 
+// smctl validate and smsupd --check run this command: a bad row of the
+// cabling CSV the YAML names is reported at the CSV's line.
+TEST_F(CommandsTest, ABadCablingCsvRowIsReportedAtItsLine) {
+  std::string csv = dir_.Write("cabling.csv", "switch,switch_port,peer,peer_port\nleaf01,1,gpu01,1\nleaf01,999,gpu02,1\n");
+  std::string file = dir_.Write("ok.yaml", BaseYaml() + "cabling:\n  file: " + csv + "\n");
+  EXPECT_EQ(RunValidateCommand(file, false, out_, err_), kExitInvalid);
+  EXPECT_EQ(err_.str(), csv + ":3:8: error: switch_port '999' is not a port; a port number 1..254\n");
+  EXPECT_EQ(out_.str(), file + ": invalid (1 error, 0 warnings)\n");
+  std::ostringstream json;
+  EXPECT_EQ(RunValidateCommand(file, true, json, err_), kExitInvalid);
+  nlohmann::json error = nlohmann::json::parse(json.str())["errors"][0];
+  EXPECT_EQ(error["file"], csv);
+  EXPECT_EQ(error["line"], 3);
+}
+
 TEST_F(CommandsTest, UnreadableFileExitsTwo) {
   EXPECT_EQ(RunValidateCommand(dir_.path() + "/absent.yaml", false, out_, err_), kExitUnreadable);
   EXPECT_NE(err_.str().find("No such file"), std::string::npos);

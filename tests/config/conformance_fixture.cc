@@ -83,8 +83,7 @@ void ConformanceTest::Apply(const std::string& body) {
   inputs.opensm_log_file = opensm_dir_ + "/opensm.log";
   RenderedFiles files = Render(config_, inputs);
   subnet_up_before_ = SubnetUpCount();
-  ASSERT_TRUE(WriteFileAtomically(inputs.partitions_path, files.partitions_conf).ok());
-  ASSERT_TRUE(WriteFileAtomically(opensm_dir_ + "/opensm.conf", files.opensm_conf, 0600).ok());
+  ASSERT_TRUE(WriteRenderedFiles(files, inputs.partitions_path, opensm_dir_ + "/opensm.conf").ok());
   if (restart) {
     ASSERT_NO_FATAL_FAILURE(StartOpenSm());
     // A freshly started OpenSM can leave a `both` port with only its full
@@ -151,6 +150,15 @@ void ConformanceTest::WaitForHeavySweep() {
 void ConformanceTest::SighupOpenSm() {
   subnet_up_before_ = SubnetUpCount();
   ASSERT_TRUE(opensm_->process->Signal(SIGHUP).ok());
+}
+
+std::string ConformanceTest::OpenSmOutput() const {
+  Result<std::string> text = ReadWholeFile(opensm_->output_path);
+  return text.ok() ? *text : "";
+}
+
+std::string ConformanceTest::NodeNameMapFile() const {
+  return NodeNameMapPath(opensm_dir_ + "/partitions.conf");
 }
 
 std::string ConformanceTest::PartitionErrorsInLog() const {

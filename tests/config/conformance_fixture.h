@@ -44,6 +44,11 @@ class ConformanceTest : public testbed::FabricTest {
 
   // Partition-file complaints in OpenSM's log ("" when none).
   std::string PartitionErrorsInLog() const;
+  // OpenSM's own stdout and stderr (where it reports a node-name map it
+  // cannot open).
+  std::string OpenSmOutput() const;
+  // Where Apply() installed the node-name map.
+  std::string NodeNameMapFile() const;
 
   const Config& config() const { return config_; }
   int opensm_starts() const { return opensm_starts_; }

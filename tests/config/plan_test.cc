@@ -307,10 +307,42 @@ TEST(Plan, OptionChangeAppliedBySighupOrRestart) {
 TEST(Plan, StateDirMovesTheFilesOpenSmReadsAtStart) {
   ConfigPlan plan = Plan(Yaml(kDefault), Yaml(kDefault, "", "state_dir: /srv/smsupd\n"));
   EXPECT_EQ(plan.other, (Strings{"state_dir /var/lib/smsupd -> /srv/smsupd"}));
-  ASSERT_EQ(plan.options.size(), 2u);
+  ASSERT_EQ(plan.options.size(), 3u);
   EXPECT_EQ(plan.options[0].name, "partition_config_file");
-  EXPECT_EQ(plan.options[1].name, "log_file");
+  EXPECT_EQ(plan.options[1].name, "node_name_map_name");
+  EXPECT_EQ(plan.options[2].name, "log_file");
   EXPECT_TRUE(plan.needs_restart);
+}
+
+TEST(Plan, CablingAndTheNamesItGivesAreListed) {
+  const std::string one =
+      "cabling:\n  cables:\n"
+      "    - {switch: leaf01, switch_guid: 0x1000, switch_port: 1, peer: h1, peer_port: 1}\n";
+  const std::string renamed =
+      "cabling:\n  cables:\n"
+      "    - {switch: leaf-a, switch_guid: 0x1000, switch_port: 1, peer: h1, peer_port: 1}\n";
+  ConfigPlan added = Plan(Yaml(kDefault), Yaml(kDefault, "", one));
+  EXPECT_TRUE(added.changed);
+  EXPECT_EQ(added.other, (Strings{"cabling: 0 -> 1 cables",
+                                  "node-name map: 0 -> 1 names (OpenSM reads it when it next starts; the "
+                                  "diagnostic tools at once)"}));
+  EXPECT_TRUE(added.options.empty()) << "node_name_map_name names the same file with or without a cabling";
+  ConfigPlan changed = Plan(Yaml(kDefault, "", one), Yaml(kDefault, "", renamed));
+  EXPECT_EQ(changed.other.size(), 2u);
+  EXPECT_EQ(changed.other[0], "cabling: cables changed");
+  EXPECT_FALSE(Plan(Yaml(kDefault, "", one), Yaml(kDefault, "", one)).changed);
+}
+
+// smctl plan sends a text the daemon validates without opening the files it
+// names: a CSV it did not read is not "every cable removed".
+TEST(Plan, ACablingFileThePlanDidNotReadIsNotAChangeOfCables) {
+  testing::TempDir dir;
+  std::string csv = dir.Write("cabling.csv", "switch,switch_guid,switch_port,peer,peer_port\nleaf01,0x1000,1,h1,1\n");
+  std::string yaml = Yaml(kDefault, "", "cabling:\n  file: " + csv + "\n");
+  ValidationOutcome text = ValidateText(yaml, "<plan>", KeyFile::kNameOnly);
+  ASSERT_TRUE(text.ok()) << AllDiagnostics(text);
+  ConfigPlan plan = PlanConfigChange(Load(yaml), *text.config, {}, kSm);
+  EXPECT_TRUE(plan.other.empty()) << plan.Format();
 }
 
 TEST(Plan, OtherSettingsAndTheKeyIsNeverPrinted) {

@@ -1,5 +1,5 @@
 // Golden files: tests/config/golden/NAME.yaml renders byte for byte to
-// NAME.opensm.conf and NAME.partitions.conf. After an intended change,
+// NAME.opensm.conf, NAME.partitions.conf and NAME.node-name-map. After an intended change,
 // regenerate with SMSUPD_REGENERATE_GOLDEN=1 and review the diff.
 #include <gtest/gtest.h>
 
@@ -40,10 +40,11 @@ TEST_P(GoldenTest, RendersExactly) {
   RenderedFiles files = Render(*outcome.config, RenderInputs{});
   Compare(name + ".opensm.conf", files.opensm_conf);
   Compare(name + ".partitions.conf", files.partitions_conf);
+  Compare(name + ".node-name-map", files.node_name_map);
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, GoldenTest,
-                         ::testing::Values("issue_example", "no_default", "precedence", "flags"));
+                         ::testing::Values("issue_example", "no_default", "precedence", "flags", "cabling"));
 
 }  // namespace
 }  // namespace smsupd::config

@@ -489,10 +489,12 @@ TEST_F(OfflineCommandsTest, RenderJsonReportsTheFilesItWrote) {
   auto render = RunSmctl({"render", file, "--out", out_dir, "--json"});
   ExpectEnvelope(render, "render", kOk, "");
   auto json = nlohmann::json::parse(render.out);
-  ASSERT_EQ(json["files"].size(), 2u);
+  ASSERT_EQ(json["files"].size(), 3u);
   EXPECT_EQ(json["files"][0]["path"], out_dir + "/opensm.conf");
   EXPECT_EQ(json["files"][0]["mode"], "0600");
   EXPECT_EQ(json["files"][1]["path"], out_dir + "/partitions.conf");
+  EXPECT_EQ(json["files"][2]["path"], out_dir + "/node-name-map");
+  EXPECT_EQ(json["files"][2]["mode"], "0644");
   EXPECT_EQ(json["files"][0]["sha256"].get<std::string>().size(), 64u);
   EXPECT_TRUE(json["config_hash"].is_string());
   EXPECT_TRUE(json["valid"].get<bool>());

@@ -19,6 +19,10 @@ PortLines CollectPortLines(const std::vector<TopoLink>& links) {
   for (const TopoLink& link : links) {
     lines[link.a][link.a_port] = "\"" + link.b + "\"[" + std::to_string(link.b_port) + "]";
     lines[link.b][link.b_port] = "\"" + link.a + "\"[" + std::to_string(link.a_port) + "]";
+    if (!link.rate.empty()) {
+      lines[link.a][link.a_port] += " # \"" + link.b + "\" lid 0 " + link.rate;
+      lines[link.b][link.b_port] += " # \"" + link.a + "\" lid 0 " + link.rate;
+    }
   }
   return lines;
 }

@@ -55,6 +55,10 @@ struct TopoLink {
   int a_port;
   std::string b;
   int b_port;
+  // What the link trains at, in ibnetdiscover's form ("1xSDR"); empty:
+  // ibsim's default (4x, SDR). Written on both ends' port lines as
+  // `# "peer" lid 0 1xSDR` (ibsim needs both ends to agree).
+  std::string rate = {};
 };
 
 class Topology {
@@ -64,6 +68,7 @@ class Topology {
   // Adds a node; names must be unique (checked by Validate).
   void AddNode(TopoNode node) { nodes_.push_back(std::move(node)); }
   void AddLink(TopoLink link) { links_.push_back(std::move(link)); }
+  void SetLinks(std::vector<TopoLink> links) { links_ = std::move(links); }
   // Gives node `name` a NodeDescription other than its name: any bytes
   // but NUL, newline and '"' (ibsim reads its net file line by line, the
   // description between quotes), at most kIbsimMaxDescription.

@@ -203,6 +203,21 @@ TEST_F(ConfigApplierTest, AnInvalidFileChangesNothingAndSaysWhy) {
   EXPECT_TRUE(reporter_.Saw("config-rejected"));
 }
 
+TEST_F(ConfigApplierTest, ABadRowOfTheCablingFileChangesNothingAndSaysWhere) {
+  const std::string csv = dir_ + "/cabling.csv";
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_port,peer,peer_port\nleaf01,1,gpu01,1\nleaf01,0,gpu02,1\n"));
+  WriteConfig("cabling:\n  file: " + csv + "\n");
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(reply->has_value());
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_NE((*reply)->arguments.dump().find(csv), std::string::npos) << (*reply)->arguments.dump();
+  EXPECT_EQ(opensm_.installed.size(), 1u) << "nothing installed after the start: not the tenant partition either";
+  EXPECT_EQ(opensm_.hangups, 0);
+  EXPECT_EQ(running_.generation.number, 1u);
+  EXPECT_TRUE(reporter_.Saw("config-rejected"));
+}
+
 TEST_F(ConfigApplierTest, ACommandDuringAnApplyIsBusyASignalIsQueued) {
   opensm_.sweeps_on_hangup = false;  // the first apply waits for its sweep
   std::ofstream(ConfigPath(), std::ios::app) << kTenant;
@@ -289,6 +304,30 @@ TEST_F(ConfigApplierTest, AStartupOnlyChangeWaitsForARestart) {
   EXPECT_TRUE(restarts_.empty());
   applier_->OpenSmStarted();
   EXPECT_FALSE(reporter_.HasProblem(kProblemRestartNeeded));
+}
+
+// The cabling CSV the YAML names is part of the config: an edit of only
+// the CSV is a new generation, the same CSV again is "unchanged".
+TEST_F(ConfigApplierTest, AnEditOfOnlyTheCablingFileIsAChange) {
+  const std::string csv = dir_ + "/cabling.csv";
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_guid,switch_port,peer,peer_port\nleaf01,0x1000,1,gpu01,1\n"));
+  WriteConfig("cabling:\n  file: " + csv + "\n");
+  auto reload = [&] {
+    auto* reply = Send("reload", {{"wait", true}});
+    EXPECT_TRUE(RunUntil([&] { return reply->has_value(); }));
+    return (*reply)->text;
+  };
+  reload();
+  EXPECT_EQ(running_.generation.number, 2u);
+  EXPECT_NE(reload().find("config unchanged (generation 2)"), std::string::npos);
+  ASSERT_TRUE(WriteFileAtomically(csv, "switch,switch_guid,switch_port,peer,peer_port\nleaf02,0x1000,1,gpu01,1\n"));
+  std::string text = reload();
+  EXPECT_EQ(text.find("config unchanged"), std::string::npos) << text;
+  EXPECT_EQ(running_.generation.number, 3u);
+  EXPECT_EQ(running_.config.cabling.cables.at(0).a.device, "leaf02");
+  auto names = ReadWholeFile(dir_ + "/state/node-name-map");
+  ASSERT_TRUE(names.ok());
+  EXPECT_NE(names->find("0x0000000000001000 \"leaf02\"\n"), std::string::npos) << *names;
 }
 
 TEST_F(ConfigApplierTest, ValidateChecksTheFileOnDisk) {

@@ -66,7 +66,7 @@ class CablingCommandTest : public ::testing::Test {
     auto parsed = config::ParseCablingCsv("switch,switch_port,peer,peer_port\nleaf01,1,gpu01,1\nleaf01,2,gpu02,1\n",
                                           "cabling.csv");
     ASSERT_TRUE(parsed.ok());
-    running_.config.cabling = {true, "", parsed.cables};
+    running_.config.cabling = {true, "", "", parsed.cables};
   }
   void Build(std::chrono::milliseconds interval = CablingCommand::kCheckInterval) {
     command_ = std::make_unique<CablingCommand>(io_, running_, *worker_, reporter_, interval);
@@ -151,7 +151,7 @@ TEST_F(CablingCommandTest, TheExportIsInTheReplyAndReadsBackAsNoDifference) {
   EXPECT_EQ(reply.arguments["links"], 2);
   auto parsed = config::ParseCablingCsv(reply.arguments["csv"].get<std::string>(), "export.csv");
   ASSERT_TRUE(parsed.ok());
-  running_.config.cabling = {true, "", parsed.cables};
+  running_.config.cabling = {true, "", "", parsed.cables};
   control::Response compared = Call();
   EXPECT_EQ(compared.text, "cabling matches: 2 cables");
 }

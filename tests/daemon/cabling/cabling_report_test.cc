@@ -40,7 +40,7 @@ config::Config Declared(const std::string& rows) {
   config.source_path = "/etc/smsupd/smsupd.yaml";
   config::CablingParse parsed = config::ParseCablingCsv(kHeader + rows, "cabling.csv");
   EXPECT_TRUE(parsed.ok()) << (parsed.diagnostics.empty() ? "" : parsed.diagnostics.front().Format());
-  config.cabling = {true, "/etc/smsupd/cabling.csv", parsed.cables};
+  config.cabling = {true, "/etc/smsupd/cabling.csv", "", parsed.cables};
   return config;
 }
 
@@ -73,7 +73,7 @@ TEST(CablingReport, TheExportReadBackAsTheDeclarationShowsNoDifference) {
   config::CablingParse parsed = config::ParseCablingCsv(csv, "export.csv");
   ASSERT_TRUE(parsed.ok()) << csv;
   ASSERT_EQ(parsed.cables.size(), 4u);
-  config.cabling = {true, "", parsed.cables};
+  config.cabling = {true, "", "", parsed.cables};
   CablingReport report = CompareWithDeclared(config, topology);
   EXPECT_TRUE(report.differences.empty()) << ReportText(report);
   EXPECT_EQ(ReportText(report), "cabling matches: 4 cables");

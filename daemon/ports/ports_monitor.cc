@@ -1,0 +1,314 @@
+#include "daemon/ports/ports_monitor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+
+#include "common/problems.h"
+#include "config/edit_distance.h"
+
+namespace smsupd {
+
+using control::MakeResponse;
+using control::ResultCode;
+using nlohmann::json;
+
+struct PortsMonitor::Readout {
+  PortsReadout data;
+  std::vector<std::pair<PortKey, CounterTarget>> targets;
+  SteadyTime started{};
+};
+
+namespace {
+
+// The problem ID of each kind (common/problems.h).
+const char* ProblemId(PortProblemKind kind) {
+  switch (kind) {
+    case PortProblemKind::kPortDown: return kProblemPortDown;
+    case PortProblemKind::kWrongSm: return kProblemPortWrongSm;
+    case PortProblemKind::kNotActive: return kProblemPortNotActive;
+    case PortProblemKind::kErrors: return kProblemPortErrors;
+    case PortProblemKind::kBelowRate: return kProblemLinkBelowRate;
+  }
+  return kProblemPortDown;
+}
+
+constexpr PortProblemKind kKinds[] = {PortProblemKind::kPortDown, PortProblemKind::kWrongSm,
+                                      PortProblemKind::kNotActive, PortProblemKind::kErrors,
+                                      PortProblemKind::kBelowRate};
+
+// Events and journal lines name at most this many ports at once.
+constexpr std::size_t kMaxAnnounced = 20;
+
+struct PortsArguments {
+  bool problems = false;
+  std::vector<std::string> names;
+};
+
+Result<PortsArguments> ParseArguments(const json& arguments) {
+  PortsArguments args;
+  if (!arguments.is_object()) return Error{"arguments: expected an object"};
+  for (const auto& [key, value] : arguments.items()) {
+    if (key == "problems") {
+      if (!value.is_boolean()) return Error{"arguments.problems: expected true or false"};
+      args.problems = value.get<bool>();
+    } else if (key == "names") {
+      if (!value.is_array()) return Error{"arguments.names: expected a list of names"};
+      if (value.size() > PortsMonitor::kMaxNames)
+        return Error{"arguments.names: " + std::to_string(value.size()) + " names; the limit is " +
+                     std::to_string(PortsMonitor::kMaxNames)};
+      for (const json& name : value) {
+        if (!name.is_string() || name.get<std::string>().empty() || name.get<std::string>().size() > 256)
+          return Error{"arguments.names: each name is a string of 1..256 bytes"};
+        args.names.push_back(name.get<std::string>());
+      }
+    } else {
+      return Error{"arguments: unknown key '" + key + "'"};
+    }
+  }
+  return args;
+}
+
+std::string JsonString(const json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool SameGuid(const std::string& text, const json& field) {
+  if (!field.is_string()) return false;
+  auto a = ParseGuid(text), b = ParseGuid(field.get<std::string>());
+  return a && b && *a == *b;
+}
+
+// The rows a name stands for: a port's or node's name, a NodeDescription,
+// a port or node GUID, a LID.
+std::vector<PortKey> Match(const std::string& name, const json& ports) {
+  std::vector<PortKey> keys;
+  const bool number = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+  for (const json& row : ports) {
+    const bool hit = JsonString(row, "name") == name || JsonString(row, "node") == name ||
+                     (!JsonString(row, "node_description").empty() && JsonString(row, "node_description") == name) ||
+                     SameGuid(name, row.value("node_guid", json())) || SameGuid(name, row.value("port_guid", json())) ||
+                     (number && name.size() <= 5 && row.value("lid", 0) == std::stoi(name) && row.value("lid", 0) != 0);
+    if (!hit) continue;
+    if (auto guid = ParseGuid(JsonString(row, "node_guid"))) keys.emplace_back(*guid, row.value("port", 0));
+  }
+  return keys;
+}
+
+std::vector<std::string> Closest(const std::string& name, const json& ports) {
+  const int limit = std::max<int>(2, static_cast<int>(name.size()) / 3);
+  std::vector<std::pair<int, std::string>> close;
+  std::set<std::string> seen;
+  for (const json& row : ports)
+    for (const char* key : {"name", "node"}) {
+      std::string candidate = JsonString(row, key);
+      if (!seen.insert(candidate).second) continue;
+      const auto longer = std::max(name.size(), candidate.size()), shorter = std::min(name.size(), candidate.size());
+      if (longer - shorter > static_cast<std::size_t>(limit)) continue;
+      int distance = config::EditDistance(name, candidate);
+      if (distance <= limit) close.emplace_back(distance, candidate);
+    }
+  std::sort(close.begin(), close.end());
+  std::vector<std::string> names;
+  for (const auto& [distance, candidate] : close) {
+    names.push_back(candidate);
+    if (names.size() == 3) break;
+  }
+  return names;
+}
+
+std::string ReadoutText(const json& reply, bool problems_only) {
+  std::string text;
+  const auto problems = reply.value("problems_total", 0);
+  if (problems == 0) text = "no port problems";
+  else text = std::to_string(problems) + " port problem" + (problems == 1 ? "" : "s");
+  text += " (" + std::to_string(reply.value("ports_total", 0)) + " ports read";
+  if (reply.value("unread_total", 0) > 0) text += "; " + std::to_string(reply.value("unread_total", 0)) + " not read";
+  text += ")";
+  (void)problems_only;
+  return text;
+}
+
+}  // namespace
+
+PortsMonitor::PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker,
+                           Reporter& reporter, SummarySink summary)
+    : io_(io), running_(running), worker_(worker), reporter_(reporter), summary_(std::move(summary)), period_(io),
+      pause_(io) {}
+
+PortsMonitor::~PortsMonitor() { *alive_ = false; }
+
+void PortsMonitor::RegisterCommands(control::CommandRouter& router) {
+  router.Register("ports", [this](const control::Request& request, const control::Caller& caller, Reply reply) {
+    Handle(request, caller, std::move(reply));
+  });
+}
+
+void PortsMonitor::Start() { Schedule(kFirstReadout); }
+
+void PortsMonitor::Schedule(std::chrono::steady_clock::duration after) {
+  period_.expires_after(after);
+  period_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
+    if (ec || !*alive) return;
+    Request(Waiter{[this](const PortsReport*, const PortNames*, const std::string&) { Schedule(kInterval); }});
+  });
+}
+
+void PortsMonitor::Handle(const control::Request& request, const control::Caller&, Reply reply) {
+  auto args = ParseArguments(request.arguments);
+  if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
+  if (current_.size() + next_.size() >= kMaxWaiting)
+    return reply(MakeResponse(ResultCode::kError,
+                              "refused: too many `ports` requests waiting for a read-out; try again when they are answered"));
+  Request(Waiter{[args = *args, reply = std::move(reply)](const PortsReport* report, const PortNames*,
+                                                         const std::string& error) {
+    if (report == nullptr) return reply(MakeResponse(ResultCode::kError, "the ports read-out failed: " + error));
+    std::vector<PortKey> only;
+    if (!args.names.empty()) {
+      for (const std::string& name : args.names) {
+        std::vector<PortKey> keys = Match(name, report->ports);
+        if (keys.empty()) {
+          std::vector<std::string> closest = Closest(name, report->ports);
+          std::string text = "unknown name '" + name + "': not a port, node, NodeDescription, GUID or LID of the fabric";
+          std::string list;
+          for (const std::string& s : closest) list += (list.empty() ? "" : ", ") + s;
+          if (!list.empty()) text += "; closest: " + list;
+          return reply(MakeResponse(ResultCode::kError, text,
+                                    {{"error_code", "unknown-name"}, {"name", name}, {"suggestions", closest}}));
+        }
+        only.insert(only.end(), keys.begin(), keys.end());
+      }
+    }
+    json data = PortsReply(*report, args.names.empty() ? nullptr : &only, args.problems);
+    std::string text = ReadoutText(data, args.problems);
+    reply(MakeResponse(ResultCode::kSuccess, text, std::move(data)));
+  }});
+}
+
+void PortsMonitor::Request(Waiter waiter) {
+  if (reading_) {
+    next_.push_back(std::move(waiter));
+    return;
+  }
+  current_.push_back(std::move(waiter));
+  Begin();
+}
+
+void PortsMonitor::Begin() {
+  reading_ = true;
+  auto readout = std::make_shared<Readout>();
+  readout->started = std::chrono::steady_clock::now();
+  readout->data.local_port_guid = running_.port_guid;
+  worker_.Submit([](Fabric& fabric) { return fabric.DiscoverTopology(); },
+                 [this, alive = alive_, readout](Result<FabricTopology> topology) {
+                   if (!*alive) return;
+                   if (!topology) return Fail("the subnet walk failed: " + topology.error().message);
+                   readout->data.topology = std::move(*topology);
+                   readout->targets = CounterTargets(readout->data.topology);
+                   ReadChunk(readout, 0);
+                 },
+                 kWalkDeadline);
+}
+
+void PortsMonitor::ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from) {
+  if (from >= readout->targets.size()) return Finish(readout);
+  const std::size_t to = std::min(readout->targets.size(), from + kCounterChunk);
+  std::vector<CounterTarget> chunk;
+  for (std::size_t i = from; i < to; ++i) chunk.push_back(readout->targets[i].second);
+  using Reads = std::vector<Result<PortCounters>>;
+  // Each MAD at most 2 x 150 ms, the chunk a little more than that in total.
+  const auto deadline = std::chrono::milliseconds(2000 + 20 * static_cast<long>(chunk.size()));
+  worker_.Submit([chunk](Fabric& fabric) -> Result<Reads> { return fabric.ReadPortCounters(chunk); },
+                 [this, alive = alive_, readout, from, to](Result<Reads> reads) {
+                   if (!*alive) return;
+                   for (std::size_t i = from; i < to; ++i) {
+                     const PortKey& key = readout->targets[i].first;
+                     if (!reads) readout->data.counters.emplace(key, Error{"timed out: " + reads.error().message});
+                     else if (i - from < reads->size()) readout->data.counters.emplace(key, std::move((*reads)[i - from]));
+                     else readout->data.counters.emplace(key, Error{"no answer"});
+                   }
+                   readout->data.perf_mads += static_cast<int>(to - from);
+                   pause_.expires_after(kChunkPause);
+                   pause_.async_wait([this, alive, readout, to](const boost::system::error_code& ec) {
+                     if (ec || !*alive) return;
+                     ReadChunk(readout, to);
+                   });
+                 },
+                 deadline);
+}
+
+void PortsMonitor::Finish(const std::shared_ptr<Readout>& readout) {
+  readout->data.at = std::chrono::steady_clock::now();
+  readout->data.took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(readout->data.at - readout->started);
+  if (nodes_) {
+    std::map<Guid, Guid> node_of_port;
+    for (const DiscoveredPort& port : readout->data.topology.end_ports) node_of_port[port.port_guid] = port.node_guid;
+    nodes_(node_of_port);
+  }
+  PortNames names(running_.config, readout->data.topology);
+  PortsReport report = EvaluatePorts(readout->data, names, memory_);
+  Publish(report, readout->data);
+  reading_ = false;
+  for (Waiter& waiter : std::exchange(current_, {})) waiter.done(&report, &names, "");
+  if (!next_.empty()) {
+    current_ = std::exchange(next_, {});
+    Begin();
+  }
+}
+
+void PortsMonitor::Fail(const std::string& error) {
+  spdlog::warn("PORTS_READ_FAILED {}", error);
+  reading_ = false;
+  for (Waiter& waiter : std::exchange(current_, {})) waiter.done(nullptr, nullptr, error);
+  if (!next_.empty()) {
+    current_ = std::exchange(next_, {});
+    Begin();
+  }
+}
+
+// Health problems by kind, and one event per port that newly has a problem
+// of a kind (and one when it no longer has).
+void PortsMonitor::Publish(const PortsReport& report, const PortsReadout& readout) {
+  Summary summary;
+  summary.ports = static_cast<int>(report.ports.size());
+  summary.unread = report.unread_total;
+  summary.seconds = std::chrono::duration<double>(readout.took).count();
+  summary.mads = readout.topology.smps + readout.perf_mads;
+  std::set<std::pair<std::string, std::string>> now;
+  for (PortProblemKind kind : kKinds) {
+    std::vector<const PortProblem*> of_kind;
+    for (const PortProblem& problem : report.problems)
+      if (problem.kind == kind) of_kind.push_back(&problem);
+    summary.problems[PortProblemName(kind)] = static_cast<int>(of_kind.size());
+    if (of_kind.empty()) {
+      reporter_.ClearProblem(ProblemId(kind));
+      continue;
+    }
+    std::string text = of_kind.front()->text;
+    if (of_kind.size() > 1) text += " (and " + std::to_string(of_kind.size() - 1) + " more: smctl ports --problems)";
+    reporter_.RaiseProblem(ProblemId(kind), text);
+    std::size_t announced = 0;
+    for (const PortProblem* problem : of_kind) {
+      auto key = std::make_pair(std::string(PortProblemName(kind)), problem->port);
+      now.insert(key);
+      if (announced_.count(key) || announced >= kMaxAnnounced) continue;
+      ++announced;
+      reporter_.AddEvent("port-problem", {{"kind", PortProblemName(kind)}, {"port", problem->port},
+                                          {"node_guid", FormatGuid(problem->node_guid)},
+                                          {"port_num", problem->port_num}, {"text", problem->text}});
+      spdlog::warn("PORT_PROBLEM {}: {}", PortProblemName(kind), problem->text);
+    }
+  }
+  for (const auto& key : announced_) {
+    if (now.count(key)) continue;
+    reporter_.AddEvent("port-problem-cleared", {{"kind", key.first}, {"port", key.second}});
+    spdlog::info("PORT_PROBLEM_CLEARED {}: {}", key.first, key.second);
+  }
+  announced_ = std::move(now);
+  if (summary_) summary_(summary);
+}
+
+}  // namespace smsupd

@@ -1,0 +1,103 @@
+// Reads every port of the fabric, paced, and keeps the answers: the `ports`
+// command of the control socket (read-only) and the periodic check that
+// raises PORT_DOWN, LINK_BELOW_RATE, PORT_ERRORS, PORT_NOT_ACTIVE and
+// PORT_WRONG_SM (docs/answers.md "Ports").
+//
+// A read-out is one directed-route walk (the PortInfo of every port, as the
+// P_Key verifier's walk) and then PortCounters of every linked port, sent on
+// the MAD thread in chunks of kCounterChunk with kChunkPause between them:
+// the failover polls get the MAD thread between chunks, and the fabric sees
+// at most ~kCounterChunk / kChunkPause PerfMgt MADs per second. One read-out
+// runs at a time: a request that arrives during one waits for it (at most
+// kMaxWaiting requests wait; more are refused, not queued). Every request
+// gets a read-out that started after it arrived, so the rates in its answer
+// are "since the last read" and a fix shows at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/apply/running_config.h"
+#include "daemon/control/command_router.h"
+#include "daemon/fabric/mad_worker.h"
+#include "daemon/ports/port_health.h"
+#include "daemon/status/reporter.h"
+
+namespace smsupd {
+
+class PortsMonitor {
+ public:
+  using Reply = control::CommandHandler::Reply;
+
+  static constexpr std::chrono::milliseconds kWalkDeadline{20000};
+  static constexpr std::size_t kCounterChunk = 32;
+  static constexpr std::chrono::milliseconds kChunkPause{40};
+  static constexpr std::chrono::seconds kInterval{60};
+  static constexpr std::chrono::seconds kFirstReadout{15};
+  static constexpr std::size_t kMaxWaiting = 16;
+  static constexpr std::size_t kMaxNames = 64;
+
+  // Summary of the last read-out, for metrics.
+  struct Summary {
+    std::map<std::string, int> problems;  // kind -> ports
+    int ports = 0;
+    int unread = 0;
+    double seconds = 0;
+    int mads = 0;
+  };
+  using SummarySink = std::function<void(const Summary&)>;
+  // After each read-out: every end port GUID the walk found and its node GUID.
+  using NodeSink = std::function<void(const std::map<Guid, Guid>&)>;
+  void SetNodeSink(NodeSink sink) { nodes_ = std::move(sink); }
+
+  // Every reference must outlive the monitor.
+  PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker, Reporter& reporter,
+               SummarySink summary = {});
+  ~PortsMonitor();
+
+  void RegisterCommands(control::CommandRouter& router);
+  // Starts the periodic read-outs (the first after kFirstReadout).
+  void Start();
+
+ private:
+  struct Waiter {
+    std::function<void(const PortsReport*, const PortNames*, const std::string& error)> done;
+  };
+  struct Readout;  // one read-out in progress
+
+  void Handle(const control::Request& request, const control::Caller& caller, Reply reply);
+  void Request(Waiter waiter);
+  void Begin();
+  void ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from);
+  void Finish(const std::shared_ptr<Readout>& readout);
+  void Fail(const std::string& error);
+  void Publish(const PortsReport& report, const PortsReadout& readout);
+  void Schedule(std::chrono::steady_clock::duration after);
+
+  boost::asio::io_context& io_;
+  const RunningConfig& running_;
+  MadWorker& worker_;
+  Reporter& reporter_;
+  SummarySink summary_;
+  NodeSink nodes_;
+  boost::asio::steady_timer period_;
+  boost::asio::steady_timer pause_;
+
+  bool reading_ = false;
+  std::vector<Waiter> current_;  // served by the read-out in progress
+  std::vector<Waiter> next_;     // arrived during it: served by the next one
+  PortsMemory memory_;
+  std::set<std::pair<std::string, std::string>> announced_;  // (kind, port) already announced
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace smsupd
