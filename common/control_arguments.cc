@@ -173,6 +173,17 @@ Result<WhyArguments> ParseWhyArguments(const nlohmann::json& arguments) {
   return args;
 }
 
+nlohmann::json ToJson(const CablingArguments& args) { return {{"export", args.export_csv}}; }
+
+Result<CablingArguments> ParseCablingArguments(const nlohmann::json& arguments) {
+  CablingArguments args;
+  FieldReader reader(arguments, "arguments");
+  reader.OnlyKeys({"export"});
+  reader.Bool("export", &args.export_csv, false);
+  if (reader.error()) return *reader.error();
+  return args;
+}
+
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments) {
   if (!arguments.is_object())
     return Error{"arguments: expected an object, got " + Describe(arguments)};
@@ -190,6 +201,8 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
     if (auto parsed = ParseRollbackArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "why") {
     if (auto parsed = ParseWhyArguments(arguments); !parsed) return parsed.error();
+  } else if (command.name == "cabling") {
+    if (auto parsed = ParseCablingArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "version" || command.name == "list-commands" ||
              command.name == "status" || command.name == "history" ||
              command.name == "metrics") {

@@ -101,6 +101,15 @@ struct WhyArguments {
 nlohmann::json ToJson(const WhyArguments& args);
 Result<WhyArguments> ParseWhyArguments(const nlohmann::json& arguments);
 
+// cabling (15): {"export": bool (default false)}. Without export: the
+// discovered links against the declared cabling; with it: today's links
+// as the cabling CSV, in the reply (smctl writes the file, never the daemon).
+struct CablingArguments {
+  bool export_csv = false;
+};
+nlohmann::json ToJson(const CablingArguments& args);
+Result<CablingArguments> ParseCablingArguments(const nlohmann::json& arguments);
+
 // Checks the arguments of any known command (unknown keys are refused, so a
 // typo is not silently ignored).
 Status CheckArguments(const CommandInfo& command, const nlohmann::json& arguments);

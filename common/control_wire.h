@@ -111,6 +111,7 @@ inline constexpr std::string_view kEventPKeyDrift = "pkey-drift";
 inline constexpr std::string_view kEventPKeyNotVerified = "pkey-not-verified";
 inline constexpr std::string_view kEventFailoverTimeline = "failover-timeline";
 inline constexpr std::string_view kEventOpenSmStateLogged = "opensm-state-logged";
+inline constexpr std::string_view kEventCablingDifferences = "cabling-differences";
 
 struct EventWire {
   std::uint64_t seq = 0;  // starts at 1, strictly increasing per daemon run

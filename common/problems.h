@@ -53,8 +53,10 @@ inline constexpr char kProblemPortWrongSm[] = "PORT_WRONG_SM";
 inline constexpr char kProblemPortNotActive[] = "PORT_NOT_ACTIVE";
 inline constexpr char kProblemPortErrors[] = "PORT_ERRORS";
 inline constexpr char kProblemLinkBelowRate[] = "LINK_BELOW_RATE";
+// Raised by the cabling check (docs/cabling.md).
+inline constexpr char kProblemMiscabled[] = "MISCABLED";
 
-inline constexpr std::array<ProblemInfo, 23> kProblems = {{
+inline constexpr std::array<ProblemInfo, 24> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -78,6 +80,7 @@ inline constexpr std::array<ProblemInfo, 23> kProblems = {{
     {kProblemPortNotActive, Severity::kWarning, "a port stays Init or Armed: no SM made it Active"},
     {kProblemPortErrors, Severity::kWarning, "a port's error counters are rising"},
     {kProblemLinkBelowRate, Severity::kWarning, "a link trained below the rate both ends support"},
+    {kProblemMiscabled, Severity::kWarning, "the discovered links differ from the declared cabling"},
 }};
 
 // The catalogue entry of `id`, or nullptr for an ID that is not listed.

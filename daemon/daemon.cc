@@ -106,6 +106,9 @@ Status Daemon::StartUp() {
   applier_->RegisterCommands(router_);
   why_ = std::make_unique<WhyCommand>(io_, running_, *worker_);
   why_->RegisterCommands(router_);
+  cabling_ = std::make_unique<CablingCommand>(io_, running_, *worker_, status_);
+  cabling_->RegisterCommands(router_);
+  cabling_->Start();
   ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
     metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
   });
@@ -374,6 +377,7 @@ void Daemon::FinishStop() {
   finished_ = true;
   if (hooks_) hooks_->Stop();
   failover_->Stop();
+  if (cabling_) cabling_->Stop();
   server_->Stop();
   worker_->Stop();
   signals_.cancel();

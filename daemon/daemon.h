@@ -10,6 +10,7 @@
 //   OpenSmController   daemon/opensm   OpenSM's files, process and log
 //   ConfigApplier      daemon/apply    reload / rollback / plan / history
 //   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
+//   CablingCommand     daemon/cabling  cabling: the links against the declared cabling
 //   PortsMonitor       daemon/ports    ports: state, rate and counters of every port, paced
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
@@ -40,6 +41,7 @@
 #include "daemon/apply/config_applier.h"
 #include "daemon/apply/running_config.h"
 #include "daemon/apply/why_command.h"
+#include "daemon/cabling/cabling_command.h"
 #include "daemon/ports/ports_monitor.h"
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
@@ -128,6 +130,7 @@ class Daemon {
   std::unique_ptr<OpenSmController> opensm_;
   std::unique_ptr<ConfigApplier> applier_;
   std::unique_ptr<WhyCommand> why_;
+  std::unique_ptr<CablingCommand> cabling_;
   std::unique_ptr<PortsMonitor> ports_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.

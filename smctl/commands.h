@@ -53,6 +53,12 @@ int RunRollback(const GlobalOptions& options, const control::RollbackArguments& 
 // unknown (error.code "unknown-name", the closest names in the message).
 int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std::ostream& out,
            std::ostream& err);
+// smctl cabling: exit 0 when the links match the declared cabling (or none
+// is declared), 1 when they differ (ok is true: an answer, not an error).
+// With export: the CSV on `out`, or in `output` (written by smctl, as the
+// caller; exit 1 "write-failed" when it cannot be).
+int RunCabling(const GlobalOptions& options, const control::CablingArguments& args, const std::string& output,
+               std::ostream& out, std::ostream& err);
 // smctl ports [--problems] [NAME...]: exit 0 on a read-out (1 with
 // --problems when any problem is listed), 4 when a NAME is unknown, 1 when
 // the read-out failed.

@@ -16,8 +16,8 @@
 //         (1 means "changes" there, as in `git diff`)
 //   6     a FILE smctl or the daemon reads cannot be read      "unreadable"
 //
-// `why` answers "no" with 1 (not an error: ok is true, as `plan
-// --exit-code` reporting changes).
+// `why` answers "no" with 1 and `cabling` reports differences with 1 (not
+// an error: ok is true, as `plan --exit-code` reporting changes).
 // 0-3 were smctl's codes from the start and keep their meaning; 4 is the
 // code `plan` always gave an invalid file; 5 is plan's refusal with
 // --exit-code. `smsupd --check` keeps its own 0 valid / 1 invalid /
@@ -34,6 +34,8 @@ inline constexpr int kExitInvalid = 4;      // the config is invalid; nothing ap
 inline constexpr int kExitUnknownName = 4;  // why: a name nobody knows (the closest are suggested)
 inline constexpr int kExitPlanRefused = 5;  // plan --exit-code: refused or daemon error
 inline constexpr int kExitUnreadable = 6;   // a file that must be read cannot be
+// cabling: the links differ from the declared cabling.
+inline constexpr int kExitDifferences = 1;
 // plan --exit-code: something would change.
 inline constexpr int kExitPlanChanges = 1;
 

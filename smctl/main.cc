@@ -39,6 +39,8 @@ struct Choices {
   std::string file;
   std::string out_dir;
   smsupd::control::WhyArguments why;
+  smsupd::control::CablingArguments cabling;
+  std::string cabling_output;
   smsupd::smctl::PortsOptions ports;
 };
 
@@ -111,6 +113,12 @@ void AddCommands(CLI::App& app, Choices& choices) {
   why->add_option("A", choices.why.a, "host name, NodeDescription, port GUID (0x + 16 hex) or LID")->required();
   why->add_option("B", choices.why.b, "the other end, named the same ways")->required();
   AddJsonFlag(*why, choices);
+  auto* cabling = app.add_subcommand("cabling", "the discovered links against the declared cabling");
+  auto* export_flag = cabling->add_flag("--export", choices.cabling.export_csv,
+                                        "print today's links as the cabling CSV (a port map to start from)");
+  cabling->add_option("--output,-o", choices.cabling_output, "with --export: write the CSV to FILE")
+      ->needs(export_flag);
+  AddJsonFlag(*cabling, choices);
   auto* ports = app.add_subcommand("ports", "every end port and switch port: state, link rate, error counters");
   ports->add_flag("--problems", choices.ports.problems_only, "only what needs a person, worst first");
   ports->add_option("NAME", choices.ports.names, "host, switch, port name, NodeDescription, GUID or LID");
@@ -152,6 +160,8 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("render"))
     return RunRender(global, choices.file, choices.out_dir, std::cout, std::cerr);
   if (app.got_subcommand("why")) return RunWhy(global, choices.why, std::cout, std::cerr);
+  if (app.got_subcommand("cabling"))
+    return RunCabling(global, choices.cabling, choices.cabling_output, std::cout, std::cerr);
   if (app.got_subcommand("ports")) return RunPorts(global, choices.ports, std::cout, std::cerr);
   if (app.got_subcommand("metrics")) return RunMetrics(global, std::cout, std::cerr);
   if (app.got_subcommand("version")) return RunVersion(global, std::cout, std::cerr);

@@ -85,6 +85,8 @@ expect "smctl failover --to 0x0002c90300a1b2d" 0x0002c90300a1b2d4
 expect "smctl status --timeout "
 expect "smctl wh" why
 expect "smctl why "
+expect "smctl cab" cabling
+expect "smctl cabling --ex" --export
 # Every option of every command completes (none forgotten).
 for command in $commands; do
   # shellcheck disable=SC2046

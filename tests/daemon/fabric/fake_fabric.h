@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,15 @@ class FakeFabric : public Fabric {
   void FailDiscovery(std::string message) {
     std::lock_guard lock(mutex_);
     discovery_error_ = std::move(message);
+  }
+  // DiscoverTopology returns this topology (an error until one is set).
+  void SetTopology(FabricTopology topology) {
+    std::lock_guard lock(mutex_);
+    topology_ = std::move(topology);
+  }
+  int topology_walks() const {  // DiscoverTopology calls
+    std::lock_guard lock(mutex_);
+    return topology_walks_;
   }
   // Every HANDOVER is answered with an error status and changes nothing.
   void RefuseHandovers() {
@@ -219,6 +229,13 @@ class FakeFabric : public Fabric {
     if (!discovery_error_.empty()) return Error{discovery_error_};
     return discovered_;
   }
+  Result<FabricTopology> DiscoverTopology() override {
+    std::unique_lock lock = Enter();
+    ++topology_walks_;
+    if (Dropped()) return Timeout("NodeInfo of the local node");
+    if (!topology_) return Error{"no topology set"};
+    return *topology_;
+  }
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override {
     std::unique_lock lock = Enter();
     if (Status payload = CheckSmInfoPayload(local); !payload) return payload;
@@ -268,6 +285,8 @@ class FakeFabric : public Fabric {
   int drop_next_ = 0;
   int calls_ = 0;
   int walks_ = 0;
+  int topology_walks_ = 0;
+  std::optional<FabricTopology> topology_;
   std::chrono::milliseconds delay_{0};
   std::function<void(std::chrono::milliseconds)> delay_hook_;
   LocalPort local_;
