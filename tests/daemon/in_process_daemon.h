@@ -16,8 +16,13 @@
 #include <string>
 #include <string_view>
 
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
 #include "daemon/daemon.h"
 #include "daemon/notifier.h"
+#include "smctl/control_client.h"
 
 namespace smsupd::in_process {
 
@@ -49,6 +54,25 @@ inline void StopAndRemove(std::unique_ptr<Daemon>& daemon, std::future<int>& exi
   std::string line;
   if (std::getline(pid_file, line) && line.rfind("pid=", 0) == 0) ::kill(std::stoi(line.substr(4)), SIGKILL);
   std::filesystem::remove_all(dir);
+}
+
+// One request to the daemon's socket, as smctl sends it; a client error
+// comes back as an error response.
+inline control::Response Call(const std::string& socket, const std::string& command, nlohmann::json arguments) {
+  smctl::ControlClient client(socket, std::chrono::seconds(60));
+  auto response = client.Call({control::kProtocolVersion, command, std::move(arguments)});
+  if (!response) return control::MakeResponse(control::ResultCode::kError, client.error().message);
+  return *response;
+}
+
+// Waits up to 20 s until `socket` answers `status`.
+inline bool WaitForSocket(const std::string& socket) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < end) {
+    if (std::filesystem::exists(socket) && Call(socket, "status", nlohmann::json::object()).ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polling a condition, not synchronising on time
+  }
+  return false;
 }
 
 }  // namespace smsupd::in_process

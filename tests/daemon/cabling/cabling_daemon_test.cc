@@ -65,19 +65,9 @@ class CablingDaemonTest : public ::testing::Test {
   void TearDown() override { in_process::StopAndRemove(daemon_, exit_code_, dir_); }
 
   control::Response Call(const std::string& command, json arguments) {
-    smctl::ControlClient client(dir_ + "/run/sock", 60s);
-    auto response = client.Call({control::kProtocolVersion, command, std::move(arguments)});
-    if (!response) return control::MakeResponse(control::ResultCode::kError, client.error().message);
-    return *response;
+    return in_process::Call(dir_ + "/run/sock", command, std::move(arguments));
   }
-  bool WaitForSocket() {
-    auto end = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < end) {
-      if (fs::exists(dir_ + "/run/sock") && Call("status", json::object()).ok()) return true;
-      std::this_thread::sleep_for(50ms);  // polling a condition, not synchronising on time
-    }
-    return false;
-  }
+  bool WaitForSocket() { return in_process::WaitForSocket(dir_ + "/run/sock"); }
   int Smctl(bool json_output, bool export_csv, const std::string& output, std::string* out, std::string* err) {
     smctl::GlobalOptions options;
     options.socket = dir_ + "/run/sock";
