@@ -101,6 +101,9 @@ in_tree "$dir" systemctl enable smsupd.service ibsim.service systemd-networkd.se
 step "boot the tree with systemd-nspawn (smsupd.service enabled, the port 20 s late)"
 boot_tree
 prop() { in_machine systemctl show --value -p "$2" "$1" 2>/dev/null; }
+# Read a journal to its end with `grep -c ... >/dev/null`, never `grep -q`:
+# grep -q exits at the first match, journalctl then dies of SIGPIPE, and
+# pipefail fails the check whenever the journal goes on after the match.
 journal() { in_machine journalctl --no-pager -o cat -u "$1"; }
 smctl_json() { in_machine smctl --json status 2>/dev/null; }
 sm_state() { smctl_json | jq -r .local_sm.state 2>/dev/null; }
@@ -118,8 +121,8 @@ wait_until 120 "smsupd.service active once the port appeared" active || { dump; 
 step "smsupd ready $(($(prop smsupd.service ActiveEnterTimestampMonotonic) / 1000000)) s after the container's boot; ibsim started at $(($(prop ibsim.service ExecMainStartTimestampMonotonic) / 1000000)) s"
 [ "$(prop smsupd.service NRestarts)" = 0 ] && ok "no restart, no failed start while waiting" ||
   fail "NRestarts $(prop smsupd.service NRestarts)"
-journal smsupd.service | grep -q PORT_WAITING && ok "journal: PORT_WAITING" || fail "no PORT_WAITING in the journal"
-journal smsupd.service | grep -q PORT_APPEARED && ok "journal: PORT_APPEARED" || fail "no PORT_APPEARED in the journal"
+journal smsupd.service | grep -c PORT_WAITING >/dev/null && ok "journal: PORT_WAITING" || fail "no PORT_WAITING in the journal"
+journal smsupd.service | grep -c PORT_APPEARED >/dev/null && ok "journal: PORT_APPEARED" || fail "no PORT_APPEARED in the journal"
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 sm_at=$(prop smsupd.service ActiveEnterTimestampMonotonic)
 net_at=$(prop network.target ActiveEnterTimestampMonotonic)
@@ -138,7 +141,7 @@ fi
   fail "generation $(smctl_json | jq .config.generation), was $generation"
 [ "$(prop smsupd.service ActiveState)" = active ] && is_state MASTER && ok "smsupd active and MASTER" ||
   fail "smsupd $(prop smsupd.service ActiveState), $(sm_state)"
-journal smsupd.service | grep -q "CONFIG_REJECTED" && ok "journal: CONFIG_REJECTED" || fail "no CONFIG_REJECTED"
+journal smsupd.service | grep -c "CONFIG_REJECTED" >/dev/null && ok "journal: CONFIG_REJECTED" || fail "no CONFIG_REJECTED"
 cp "$dir/good.yaml" "$root/etc/smsupd/smsupd.yaml"
 in_machine systemctl reload smsupd.service && ok "systemctl reload of the valid file" || fail "reload of the valid file"
 
@@ -179,7 +182,7 @@ wait_until 30 "smsupd.service failed" is_failed || true
 [ "$(prop smsupd.service NRestarts)" = $((restarts + 1)) ] && ok "restarted once after kill -9, not after 78" ||
   fail "NRestarts $restarts -> $(prop smsupd.service NRestarts)"
 wait_until 20 "no OpenSM left" no_opensm || true
-journal smsupd.service | grep -q "SMSUPD_STOP_POST.*no smsupd follows" && ok "journal: SMSUPD_STOP_POST stopped it" ||
+journal smsupd.service | grep -c "SMSUPD_STOP_POST.*no smsupd follows" >/dev/null && ok "journal: SMSUPD_STOP_POST stopped it" ||
   fail "no SMSUPD_STOP_POST line"
 if in_machine systemctl start smsupd.service >/dev/null 2>&1; then fail "systemctl start with an invalid config"; fi
 [ "$(prop smsupd.service ActiveState) $(prop smsupd.service ExecMainStatus)" = "failed 78" ] &&

@@ -194,6 +194,9 @@ in_machine systemctl daemon-reload
 smctl_json() { in_machine smctl "$@" --json status 2>/dev/null; }
 sm_state() { smctl_json "$@" | jq -r .local_sm.state 2>/dev/null; }
 is_state() { [ "$(sm_state "${@:2}")" = "$1" ]; }
+# Read a journal to its end with `grep -c ... >/dev/null`, never `grep -q`:
+# grep -q exits at the first match, journalctl then dies of SIGPIPE, and
+# pipefail fails the check whenever the journal goes on after the match.
 journal() { in_machine journalctl --no-pager -o cat -u "$1"; }
 dump() {
   for unit in smsupd.service smsupd@b.service; do
@@ -219,7 +222,7 @@ state=$(in_machine systemctl is-active "$plain_opensm" || true)
 [ "$state" = inactive ] && ok "Debian's $plain_opensm, started on its own, stopped" ||
   fail "$plain_opensm is $state beside smsupd"
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
-in_machine journalctl --no-pager -o cat -u smsupd.service | grep -q DAEMON_READY && ok "journal: DAEMON_READY" ||
+in_machine journalctl --no-pager -o cat -u smsupd.service | grep -c DAEMON_READY >/dev/null && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"
 # The members' job threads (plan and validate; why) moved themselves to
 # SCHED_IDLE under the unit's system-call filter (a refused call would have
@@ -228,7 +231,7 @@ idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; 
   grep -c SCHED_IDLE || true)
 [ "$idle" = 2 ] && ok "two smsupd threads are SCHED_IDLE (members' jobs: plan/validate, why)" ||
   fail "$idle SCHED_IDLE threads, want 2"
-journal smsupd.service | grep -q JOB_PRIORITY_NOT_SET && fail "journal: JOB_PRIORITY_NOT_SET" || true
+journal smsupd.service | grep -c JOB_PRIORITY_NOT_SET >/dev/null && fail "journal: JOB_PRIORITY_NOT_SET" || true
 
 scrape() {  # scrape ADDRESS: /metrics over HTTP from the container, outside the units (5 s)
   in_machine timeout 5 bash -c "exec 3<>/dev/tcp/$1/9662 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" |
@@ -249,7 +252,7 @@ wait_until 60 "smsupd@b reports STANDBY (smctl -i b)" is_state STANDBY -i b || t
 in_machine test -S /run/smsupd-b/smsupd.sock && ok "instance socket /run/smsupd-b/smsupd.sock" || fail "no instance socket"
 
 step "a listener off loopback: dropped by IPAddressDeny=any until the drop-in allows it"
-in_journal() { journal "$1" | grep -q "$2"; }
+in_journal() { journal "$1" | grep -c "$2" >/dev/null; }
 wait_until 10 "journal: METRICS_LISTEN_REMOTE" in_journal smsupd@b.service "METRICS_LISTEN_REMOTE $remote_listen" || true
 wait_until 10 "the listener is bound at $remote_listen (METRICS_LISTENING)" in_journal smsupd@b.service METRICS_LISTENING ||
   true
@@ -299,7 +302,7 @@ verified() { in_machine smctl --json history | jq -e ".generations[] | select(.g
 wait_until 30 "generation $next applied by root's smctl reload (ExecReload=) and verified on the fabric" verified ||
   in_machine smctl history
 # systemd ends the reload job (a RELOADING=1 from smsupd holds it until READY=1).
-journal smsupd.service | grep -q '^Reloaded smsupd.service' && ok "systemd: Reloaded smsupd.service" ||
+journal smsupd.service | grep -c '^Reloaded smsupd.service' >/dev/null && ok "systemd: Reloaded smsupd.service" ||
   fail "systemd did not log the reload's end"
 
 step "kill -9 of smsupd: systemd restarts it, it adopts the same OpenSM"
@@ -312,7 +315,7 @@ wait_until 30 "smsupd (pid $main) restarted by systemd" restarted || true
 wait_until 30 "the new smsupd reports MASTER" is_state MASTER || true
 [ "$(smctl_json | jq .opensm.pid)" = "$opensm" ] && ok "same OpenSM (pid $opensm) adopted" ||
   fail "OpenSM pid $(smctl_json | jq .opensm.pid), was $opensm"
-in_machine smctl --json events | jq -r .kind | grep -qiE '^opensm[-_]adopted$' &&
+in_machine smctl --json events | jq -r .kind | grep -ciE '^opensm[-_]adopted$' >/dev/null &&
   ok "event opensm-adopted" || fail "no opensm-adopted event"
 [ "$(prop smsupd.service NRestarts)" = 1 ] && ok "NRestarts 1" || fail "NRestarts $(prop smsupd.service NRestarts)"
 
@@ -337,7 +340,7 @@ in_machine systemctl restart smsupd.service && ok "systemctl restart" || fail "s
 wait_until 30 "the new smsupd reports MASTER" is_state MASTER || true
 [ "$(smctl_json | jq .opensm.pid)" = "$opensm" ] && ok "same OpenSM (pid $opensm), adopted" ||
   fail "OpenSM pid $(smctl_json | jq .opensm.pid), was $opensm: the restart stopped OpenSM"
-journal smsupd.service | grep -q "SMSUPD_RESTARTING" && ok "journal: SMSUPD_RESTARTING (systemd's job type read over D-Bus)" ||
+journal smsupd.service | grep -c "SMSUPD_RESTARTING" >/dev/null && ok "journal: SMSUPD_RESTARTING (systemd's job type read over D-Bus)" ||
   fail "no SMSUPD_RESTARTING in the journal"
 [ "$(sm_state -i b)" = STANDBY ] && ok "the standby stayed STANDBY" || fail "the standby is $(sm_state -i b)"
 
@@ -351,8 +354,8 @@ in_machine kill -0 "$opensm" 2>/dev/null && fail "OpenSM $opensm still runs" || 
 left=$(in_machine pgrep -a -f 'opensm -F /var/lib/smsupd/' || true)
 [ -z "$left" ] && ok "no OpenSM of smsupd.service left" || fail "left: $left"
 wait_until 15 "the standby (smsupd@b) is MASTER" is_state MASTER -i b || true
-journal smsupd.service | grep -q "SIGNAL_STOP" && ok "journal: SIGNAL_STOP" || fail "no SIGNAL_STOP in the journal"
-journal smsupd.service | grep -q "HANDOVER_DONE" && ok "journal: HANDOVER_DONE (handed over, not taken over)" ||
+journal smsupd.service | grep -c "SIGNAL_STOP" >/dev/null && ok "journal: SIGNAL_STOP" || fail "no SIGNAL_STOP in the journal"
+journal smsupd.service | grep -c "HANDOVER_DONE" >/dev/null && ok "journal: HANDOVER_DONE (handed over, not taken over)" ||
   fail "the master did not hand over before stopping"
 
 step "the watchdog"
