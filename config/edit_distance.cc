@@ -40,4 +40,26 @@ std::string NearestName(std::string_view name, const std::vector<std::string_vie
   return std::string(chosen);
 }
 
+std::vector<std::string> ClosestNames(std::string_view name, const std::vector<std::string>& candidates,
+                                      std::size_t max) {
+  const int limit = std::max<int>(2, static_cast<int>(name.size()) / 3);
+  std::vector<std::pair<int, std::string>> close;
+  for (const std::string& candidate : candidates) {
+    // The distance is at least the difference in length: skip the table.
+    const auto longer = std::max(name.size(), candidate.size());
+    const auto shorter = std::min(name.size(), candidate.size());
+    if (longer - shorter > static_cast<std::size_t>(limit)) continue;
+    int distance = EditDistance(name, candidate);
+    if (distance <= limit) close.emplace_back(distance, candidate);
+  }
+  std::sort(close.begin(), close.end());
+  std::vector<std::string> names;
+  for (const auto& [distance, candidate] : close) {
+    if (std::find(names.begin(), names.end(), candidate) != names.end()) continue;
+    names.push_back(candidate);
+    if (names.size() == max) break;
+  }
+  return names;
+}
+
 }  // namespace smsupd::config

@@ -15,4 +15,10 @@ int EditDistance(std::string_view a, std::string_view b);
 // empty otherwise. Ties go to the earlier candidate.
 std::string NearestName(std::string_view name, const std::vector<std::string_view>& candidates);
 
+// Up to `max` candidates within a third of `name`'s length (at least 2
+// edits), closest first, ties by name, each once: the "closest:" list of an
+// unknown name in answers about the fabric.
+std::vector<std::string> ClosestNames(std::string_view name, const std::vector<std::string>& candidates,
+                                      std::size_t max);
+
 }  // namespace smsupd::config

@@ -32,26 +32,10 @@ void Add(NamedPorts& named, const DiscoveredPort& port) {
 
 std::vector<std::string> Suggestions(std::string_view name, const Inventory& hosts,
                                      const std::vector<DiscoveredPort>& ports) {
-  const int limit = std::max<int>(2, static_cast<int>(name.size()) / 3);
-  std::vector<std::pair<int, std::string>> close;
-  auto consider = [&](const std::string& candidate) {
-    const auto longer = std::max(name.size(), candidate.size());
-    const auto shorter = std::min(name.size(), candidate.size());
-    if (longer - shorter > static_cast<std::size_t>(limit)) return;
-    int distance = config::EditDistance(name, candidate);
-    if (distance <= limit) close.emplace_back(distance, candidate);
-  };
-  for (const auto& [host, guids] : hosts) consider(host);
-  for (const DiscoveredPort& port : ports) consider(port.node_description);
-  std::sort(close.begin(), close.end());
-  close.erase(std::unique(close.begin(), close.end()), close.end());
-  std::vector<std::string> names;
-  for (const auto& [distance, candidate] : close) {
-    if (std::find(names.begin(), names.end(), candidate) != names.end()) continue;
-    names.push_back(candidate);
-    if (names.size() == kMaxWhySuggestions) break;
-  }
-  return names;
+  std::vector<std::string> candidates;
+  for (const auto& [host, guids] : hosts) candidates.push_back(host);
+  for (const DiscoveredPort& port : ports) candidates.push_back(port.node_description);
+  return config::ClosestNames(name, candidates, kMaxWhySuggestions);
 }
 
 }  // namespace

@@ -98,25 +98,10 @@ std::vector<PortKey> Match(const std::string& name, const json& ports) {
 }
 
 std::vector<std::string> Closest(const std::string& name, const json& ports) {
-  const int limit = std::max<int>(2, static_cast<int>(name.size()) / 3);
-  std::vector<std::pair<int, std::string>> close;
-  std::set<std::string> seen;
+  std::set<std::string> candidates;  // a switch's name stands on each of its ports
   for (const json& row : ports)
-    for (const char* key : {"name", "node"}) {
-      std::string candidate = JsonString(row, key);
-      if (!seen.insert(candidate).second) continue;
-      const auto longer = std::max(name.size(), candidate.size()), shorter = std::min(name.size(), candidate.size());
-      if (longer - shorter > static_cast<std::size_t>(limit)) continue;
-      int distance = config::EditDistance(name, candidate);
-      if (distance <= limit) close.emplace_back(distance, candidate);
-    }
-  std::sort(close.begin(), close.end());
-  std::vector<std::string> names;
-  for (const auto& [distance, candidate] : close) {
-    names.push_back(candidate);
-    if (names.size() == 3) break;
-  }
-  return names;
+    for (const char* key : {"name", "node"}) candidates.insert(JsonString(row, key));
+  return config::ClosestNames(name, std::vector<std::string>(candidates.begin(), candidates.end()), 3);
 }
 
 std::string ReadoutText(const json& reply, bool problems_only) {
