@@ -28,6 +28,24 @@ std::string SmList(const std::vector<SmEntry>& sms) {
 
 bool FailoverPolicy::OnFailoverCommand() {
   const std::optional<Guid> target = command_ ? command_->target : std::nullopt;
+  const auto issued_on = command_ ? command_->issued_on : OperatorCommand::IssuedOn::kUnknown;
+  if (state_ == SupervisorState::kMaster && issued_on == OperatorCommand::IssuedOn::kStandby &&
+      (!target || *target == config_.local_guid)) {
+    const std::string done = "this SM became MASTER before the command was decided; nothing to do";
+    Emit(Action::EmitEvent("FAILOVER_DONE_ALREADY", done));
+    Emit(Action::Reply(true, done));
+    return false;
+  }
+  if (state_ == SupervisorState::kStandby && issued_on == OperatorCommand::IssuedOn::kMaster) {
+    const auto master = RemoteMaster();
+    const bool reached = master && (!target || master->guid == *target);
+    const std::string text = "this SM was no longer MASTER when the command was decided (master: " +
+                             (master ? FormatGuid(master->guid) : std::string("none")) +
+                             "); nothing done";
+    Emit(Action::EmitEvent(reached ? "FAILOVER_DONE_ALREADY" : "FAILOVER_REFUSED", text));
+    Emit(Action::Reply(reached, text));
+    return false;
+  }
   if (state_ == SupervisorState::kStandby) return StartClaim(target);
   if (state_ != SupervisorState::kMaster) {
     const std::string why = std::string("this SM is ") + SupervisorStateName(state_) +

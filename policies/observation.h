@@ -82,6 +82,13 @@ struct OperatorCommand {
   Kind kind = Kind::kFailover;
   std::optional<Guid> target;  // failover --to GUID
   bool force = false;          // restart even with no standby to hand over to
+  // The state the command was run in. A failover is decided on the next
+  // round with a fresh inventory; by then a preempting role master may have
+  // claimed mastership by itself, or the master may have handed over. What
+  // the operator asked for (take mastership here, move it away from here)
+  // is then done already, and never turned into its opposite.
+  enum class IssuedOn { kUnknown, kMaster, kStandby };
+  IssuedOn issued_on = IssuedOn::kUnknown;
 };
 
 struct Observation {

@@ -117,6 +117,10 @@ void FailoverController::SendHandover(std::uint16_t lid, Guid guid, const std::s
 void FailoverController::Failover(std::optional<Guid> to, bool wait,
                                   std::chrono::milliseconds timeout, Reply reply) {
   policy::OperatorCommand command{policy::OperatorCommand::Kind::kFailover, to};
+  if (policy_.state() == policy::SupervisorState::kMaster)
+    command.issued_on = policy::OperatorCommand::IssuedOn::kMaster;
+  else if (policy_.state() == policy::SupervisorState::kStandby)
+    command.issued_on = policy::OperatorCommand::IssuedOn::kStandby;
   Command(command, wait, timeout, std::move(reply));
 }
 

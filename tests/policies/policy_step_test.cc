@@ -679,5 +679,50 @@ TEST(PolicyStepTest, AnOperatorFailoverYieldsWhenItsHandoverIsNotAnswered) {
   EXPECT_EQ(policy.state(), SupervisorState::kMaster);
 }
 
+// A failover is decided on the round after it arrives. Run on a STANDBY that
+// has claimed mastership by itself in between (preempt), it must not hand
+// mastership straight back; run on a MASTER that has handed over in between,
+// it must not claim mastership back.
+TEST(PolicyStepTest, AFailoverDecidedAfterTheStateChangedDoesWhatWasAsked) {
+  {
+    SCOPED_TRACE("run on a STANDBY, decided as MASTER");
+    Observation obs = MasterWithAStandby();
+    FailoverPolicy policy = AdoptedMasterOf(obs);
+    obs.command = OperatorCommand{};
+    obs.command->issued_on = OperatorCommand::IssuedOn::kStandby;
+    const Actions a = policy.Decide(obs, kT0 + Duration(1000));
+    EXPECT_EQ(Find(a, Action::Kind::kHandOverThenKill), nullptr);
+    EXPECT_EQ(Count(a, Action::Kind::kSetLocalPriority), 0);
+    EXPECT_TRUE(Replied(a, true));
+    EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  }
+  {
+    SCOPED_TRACE("run on the MASTER, decided as STANDBY");
+    FailoverPolicy policy = AdoptedStandby(Role::kMaster);
+    Observation obs = StandbyUnder(0, std::nullopt);
+    obs.command = OperatorCommand{};
+    obs.command->issued_on = OperatorCommand::IssuedOn::kMaster;
+    const Actions a = policy.Decide(obs, kT0 + Duration(1000));
+    EXPECT_EQ(Count(a, Action::Kind::kSetLocalPriority), 0) << "no claim";
+    EXPECT_TRUE(Replied(a, true));
+    EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+    obs.command = OperatorCommand{};
+    obs.command->issued_on = OperatorCommand::IssuedOn::kMaster;
+    obs.command->target = 0x0002c903000000ffull;
+    EXPECT_TRUE(Replied(policy.Decide(obs, kT0 + Duration(1200)), false))
+        << "--to names an SM that is not the master now";
+  }
+  {
+    SCOPED_TRACE("run on a STANDBY, still a STANDBY: the claim");
+    FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+    Observation obs = StandbyUnder(0, std::nullopt);
+    obs.command = OperatorCommand{};
+    obs.command->issued_on = OperatorCommand::IssuedOn::kStandby;
+    const Action* claim = Find(policy.Decide(obs, kT0 + Duration(1000)), Action::Kind::kSetLocalPriority);
+    ASSERT_NE(claim, nullptr);
+    EXPECT_EQ(claim->priority, 14);
+  }
+}
+
 }  // namespace
 }  // namespace smsupd::policy
