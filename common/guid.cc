@@ -10,6 +10,14 @@ std::string FormatGuid(Guid guid) {
   return text;
 }
 
+std::string FormatPKey(std::uint16_t pkey) { return FormatHex(pkey, 4); }
+
+std::string FormatHex(std::uint32_t value, int digits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%0*x", digits, static_cast<unsigned>(value));
+  return text;
+}
+
 std::optional<Guid> ParseGuid(std::string_view text) {
   if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
     return std::nullopt;

@@ -19,4 +19,10 @@ std::string FormatGuid(Guid guid);
 // grammar").
 std::optional<Guid> ParseGuid(std::string_view text);
 
+// "0x8001": a P_Key (or a 16-bit MAD status) as partitions.conf and smctl write it.
+std::string FormatPKey(std::uint16_t pkey);
+
+// "0x" + `value` in at least `digits` lower-case hex digits.
+std::string FormatHex(std::uint32_t value, int digits);
+
 }  // namespace smsupd

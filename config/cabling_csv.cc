@@ -10,11 +10,6 @@
 namespace smsupd::config {
 namespace {
 
-constexpr std::array<const char*, 9> kColumns = {"switch",    "switch_guid", "switch_port",
-                                                 "peer",      "peer_guid",   "peer_port",
-                                                 "cable_type", "length",     "rate"};
-constexpr std::array<const char*, 4> kRequired = {"switch", "switch_port", "peer", "peer_port"};
-
 struct Field {
   std::string text;
   int column = 1;  // 1-based byte column of the field's start
@@ -69,20 +64,21 @@ class Reader {
   bool Header(const std::vector<Field>& fields, int line) {
     for (std::size_t i = 0; i < fields.size(); ++i) {
       int known = -1;
-      for (std::size_t k = 0; k < kColumns.size(); ++k)
-        if (fields[i].text == kColumns[k]) known = static_cast<int>(k);
+      for (std::size_t k = 0; k < kCablingColumns.size(); ++k)
+        if (fields[i].text == kCablingColumns[k]) known = static_cast<int>(k);
       if (known < 0) {
         Error(line, fields[i].column, "unknown column '" + fields[i].text + "'",
               "columns: switch, switch_guid, switch_port, peer, peer_guid, peer_port, cable_type, length, rate");
-      } else if (index_.count(kColumns[known])) {
+      } else if (index_.count(std::string(kCablingColumns[known]))) {
         Error(line, fields[i].column, "column '" + fields[i].text + "' given twice");
       } else {
-        index_[kColumns[known]] = i;
+        index_[std::string(kCablingColumns[known])] = i;
       }
     }
-    for (const char* name : kRequired)
-      if (!index_.count(name)) Error(line, 1, std::string("the header has no column '") + name + "'",
-                                     "required: switch, switch_port, peer, peer_port");
+    for (std::string_view name : kCablingRequired)
+      if (!index_.count(std::string(name)))
+        Error(line, 1, "the header has no column '" + std::string(name) + "'",
+              "required: switch, switch_port, peer, peer_port");
     return checker_.ok();
   }
 

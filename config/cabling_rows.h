@@ -4,9 +4,11 @@
 // never accept different cables.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "config/cabling_csv.h"
@@ -19,6 +21,13 @@ struct CablingCell {
   int line = 0;
   int column = 1;
 };
+
+// The columns of a cable, in the CSV header's order, and those a row must have.
+inline constexpr std::array<std::string_view, 9> kCablingColumns = {
+    "switch",    "switch_guid", "switch_port", "peer", "peer_guid",
+    "peer_port", "cable_type",  "length",      "rate"};
+inline constexpr std::array<std::string_view, 4> kCablingRequired = {"switch", "switch_port",
+                                                                     "peer", "peer_port"};
 
 // A row's cells by column name (the CSV header's names: switch,
 // switch_guid, switch_port, peer, peer_guid, peer_port, cable_type, length,

@@ -17,10 +17,6 @@
 namespace smsupd::config {
 namespace {
 
-constexpr std::array<std::string_view, 9> kColumns = {"switch", "switch_guid", "switch_port", "peer", "peer_guid",
-                                                      "peer_port", "cable_type", "length", "rate"};
-constexpr std::array<std::string_view, 4> kRequired = {"switch", "switch_port", "peer", "peer_port"};
-
 // A device name the node-name map cannot hold as it is (config/node_name_map.h)
 // is written there escaped or cut: said once per name, at its first row.
 void WarnAboutMapNames(const std::vector<DeclaredCable>& cables, const std::string& file, ValidationState& state) {
@@ -69,16 +65,18 @@ void ReadCablingFile(const YAML::Node& node, ValidationState& state) {
 // YAML itself is wrong (an unknown key, a list for a name, a required key
 // missing): reported here, and the row is not checked further.
 bool InlineRow(const YAML::Node& item, const std::string& path, ValidationState& state, CablingRow* row) {
-  MappingView view(item, path, std::vector<std::string_view>(kColumns.begin(), kColumns.end()), state.sink);
+  MappingView view(item, path,
+                   std::vector<std::string_view>(kCablingColumns.begin(), kCablingColumns.end()),
+                   state.sink);
   if (!view.valid()) return false;
   bool good = true;
-  for (std::string_view required : kRequired)
+  for (std::string_view required : kCablingRequired)
     if (view.Require(required, "every cable names switch, switch_port, peer and peer_port") == nullptr)
       good = false;
   row->line = LineOf(item);
   row->column = ColumnOf(item);
   row->path = path;
-  for (std::string_view column : kColumns) {
+  for (std::string_view column : kCablingColumns) {
     const YAML::Node* value = view.Get(column);
     if (value == nullptr || value->IsNull()) continue;
     if (!value->IsScalar()) {

@@ -19,6 +19,8 @@ inline constexpr int kSchemaVersion = 1;
 inline constexpr int kDefaultMasterPriority = 15;
 inline constexpr int kDefaultStandbyPriority = 5;
 inline constexpr std::uint16_t kDefaultPKey = 0x7fff;
+// Bit 15 of a P_Key table entry: full membership.
+inline constexpr std::uint16_t kPKeyFullBit = 0x8000;
 // Priorities the failover policy uses itself (docs/failover.md), refused in
 // sm.priority: a master yielding mastership drops to 0, a standby claiming
 // it back announces 14.

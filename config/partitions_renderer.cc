@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/guid.h"
 #include "config/ib_codes.h"
 #include "config/partition_members.h"
 
@@ -11,14 +12,8 @@ namespace {
 // OpenSM reads 4095 bytes per line; member lines stay near 100 bytes.
 constexpr size_t kMaxLineBytes = 100;
 
-std::string Hex(std::uint32_t value, int digits) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "0x%0*x", digits, value);
-  return buffer;
-}
-
 std::string Header(const Partition& partition) {
-  std::string line = partition.name + "=" + Hex(partition.pkey, 4);
+  std::string line = partition.name + "=" + FormatHex(partition.pkey, 4);
   if (partition.ipoib) line += ", ipoib";
   if (partition.defmember) line += std::string(", defmember=") + MembershipName(*partition.defmember);
   if (partition.indx0) line += ", indx0";
@@ -27,7 +22,7 @@ std::string Header(const Partition& partition) {
     line += ", rate=" + std::to_string(RateCode(*partition.rate_gbps).value_or(0));
   if (partition.sl) line += ", sl=" + std::to_string(*partition.sl);
   if (partition.scope) line += ", scope=" + std::to_string(*partition.scope);
-  if (partition.qkey) line += ", Q_Key=" + Hex(*partition.qkey, 8);
+  if (partition.qkey) line += ", Q_Key=" + FormatHex(*partition.qkey, 8);
   if (partition.tclass) line += ", TClass=" + std::to_string(*partition.tclass);
   return line + " :";
 }

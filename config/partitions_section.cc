@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/guid.h"
 #include "config/edit_distance.h"
 #include "config/ib_codes.h"
 #include "config/validator_internal.h"
@@ -18,12 +19,6 @@ const std::vector<std::string_view> kMemberKeys = {"ports", "group", "host", "gu
 const std::vector<std::string_view> kSelectors = {"ports", "group", "host", "guid"};
 const std::vector<std::string_view> kMemberships = {"full", "limited", "both"};
 const std::vector<std::string_view> kKeywords = {"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"};
-
-std::string PKeyText(std::uint16_t pkey) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04x", pkey);
-  return text;
-}
 
 Membership ToMembership(const std::string& word) {
   if (word == "full") return Membership::kFull;
@@ -242,7 +237,7 @@ void CheckDuplicates(const YAML::Node& node, ValidationState& state) {
     std::string path = "partitions[" + std::to_string(i) + "]";
     if (partition.pkey != 0 && !pkeys.try_emplace(partition.pkey, i).second)
       state.sink.Error(node[i]["pkey"], path + ".pkey",
-                       "duplicate P_Key " + PKeyText(partition.pkey) + " (also partitions[" +
+                       "duplicate P_Key " + FormatPKey(partition.pkey) + " (also partitions[" +
                            std::to_string(pkeys[partition.pkey]) + "])",
                        "give each partition its own P_Key");
     if (!partition.name.empty() && !names.try_emplace(partition.name, i).second)

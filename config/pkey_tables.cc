@@ -5,8 +5,6 @@
 namespace smsupd::config {
 namespace {
 
-constexpr std::uint16_t kFullBit = 0x8000;
-
 PortsKeyword KeywordOf(PortKind kind) {
   switch (kind) {
     case PortKind::kCa:
@@ -33,7 +31,7 @@ std::optional<Membership> Decide(const ResolvedMembers& members,
 }
 
 void AddEntries(std::set<std::uint16_t>& table, std::uint16_t pkey, Membership membership) {
-  if (membership != Membership::kLimited) table.insert(pkey | kFullBit);
+  if (membership != Membership::kLimited) table.insert(pkey | kPKeyFullBit);
   if (membership != Membership::kFull) table.insert(pkey);
 }
 
@@ -116,7 +114,7 @@ std::map<Guid, std::map<std::uint16_t, bool>> ExpectedPKeyTables(
   for (const auto& [guid, entries] : ExpectedPKeyEntries(config, ports)) {
     std::map<std::uint16_t, bool>& table = tables[guid];
     for (std::uint16_t entry : entries) {
-      bool full = (entry & kFullBit) != 0;
+      bool full = (entry & kPKeyFullBit) != 0;
       bool& slot = table[entry & 0x7fff];
       slot = slot || full;
     }

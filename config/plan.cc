@@ -8,14 +8,10 @@
 #include <set>
 #include <utility>
 
+#include "common/guid.h"
+
 namespace smsupd::config {
 namespace {
-
-std::string Hex(unsigned value, int digits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%0*x", digits, value);
-  return text;
-}
 
 std::string Optional(const std::optional<int>& value) {
   return value ? std::to_string(*value) : "none";
@@ -30,13 +26,13 @@ std::string RateText(const std::optional<double>& gbps) {
 
 // A partition's definition, field by field, as the plan prints it.
 std::vector<std::pair<const char*, std::string>> DefinitionFields(const Partition& partition) {
-  return {{"pkey", Hex(partition.pkey, 4)},
+  return {{"pkey", FormatHex(partition.pkey, 4)},
           {"ipoib", partition.ipoib ? "true" : "false"},
           {"mtu", Optional(partition.mtu)},
           {"rate", RateText(partition.rate_gbps)},
           {"sl", Optional(partition.sl)},
           {"scope", Optional(partition.scope)},
-          {"qkey", partition.qkey ? Hex(*partition.qkey, 8) : "none"},
+          {"qkey", partition.qkey ? FormatHex(*partition.qkey, 8) : "none"},
           {"tclass", Optional(partition.tclass)},
           {"indx0", partition.indx0 ? "true" : "false"},
           {"defmember", partition.defmember ? MembershipName(*partition.defmember) : "none"}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/guid.h"
 #include "config/plan.h"
 
 namespace smsupd::config {
@@ -10,12 +11,6 @@ namespace {
 
 // Member rows printed per partition; the JSON has up to kMaxListedMemberChanges.
 constexpr size_t kPrintedMembersPerPartition = 20;
-
-std::string PKeyText(std::uint16_t pkey) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04x", pkey);
-  return text;
-}
 
 std::string Counted(size_t count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
@@ -53,8 +48,8 @@ std::string PartitionsTable(const std::vector<PartitionPlan>& partitions) {
     std::string details = Joined(partition.changes, ", ");
     if (details.empty())
       details = partition.kind == PartitionPlan::Kind::kChanged ? "members only" : "-";
-    rows.push_back(
-        {PartitionPlanKindName(partition.kind), partition.name, PKeyText(partition.pkey), details});
+    rows.push_back({PartitionPlanKindName(partition.kind), partition.name,
+                    FormatPKey(partition.pkey), details});
   }
   return "Partitions\n" + Table(rows);
 }
@@ -138,7 +133,7 @@ nlohmann::json ConfigPlan::ToJson() const {
                               {"before", member.before},
                               {"after", member.after}});
     partitions_json.push_back({{"name", partition.name},
-                               {"pkey", PKeyText(partition.pkey)},
+                               {"pkey", FormatPKey(partition.pkey)},
                                {"kind", PartitionPlanKindName(partition.kind)},
                                {"changes", partition.changes},
                                {"members", std::move(members_json)},

@@ -18,8 +18,8 @@ using control::ResultCode;
 
 namespace {
 
-std::string Row(const std::string& a, const std::string& b, const std::string& c,
-                const std::string& d, const std::string& e, const std::string& f) {
+std::string GenerationRow(const std::string& a, const std::string& b, const std::string& c,
+                          const std::string& d, const std::string& e, const std::string& f) {
   char line[512];
   std::snprintf(line, sizeof line, "%-5s %-24s %-22s %-9s %-14s %s\n", a.c_str(), b.c_str(),
                 c.c_str(), d.c_str(), e.c_str(), f.c_str());
@@ -74,12 +74,13 @@ int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& er
   auto response = Ask(client, "history", nlohmann::json::object(), &outcome);
   if (!response) return Finish(options.json, "history", outcome, out, err);
   if (!options.json) {
-    out << Row("GEN", "APPLIED AT", "BY", "VERIFIED", "HASH", "SUMMARY");
+    out << GenerationRow("GEN", "APPLIED AT", "BY", "VERIFIED", "HASH", "SUMMARY");
     for (const auto& generation : response->arguments.value("generations", nlohmann::json::array())) {
       std::string number = FieldText(generation, "generation") + (generation.value("current", false) ? "*" : "");
-      out << Row(number, FieldText(generation, "applied_at"), FieldText(generation, "applied_by"),
-                 FieldText(generation, "verification"), FieldText(generation, "hash").substr(0, 12),
-                 FieldText(generation, "summary"));
+      out << GenerationRow(
+          number, FieldText(generation, "applied_at"), FieldText(generation, "applied_by"),
+          FieldText(generation, "verification"), FieldText(generation, "hash").substr(0, 12),
+          FieldText(generation, "summary"));
     }
   }
   return Finish(options.json, "history", Succeeded(*response), out, err);

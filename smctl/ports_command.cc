@@ -40,7 +40,7 @@ bool Unused(const nlohmann::json& row) {
          !row.value("peer", nlohmann::json()).is_object() && problems.is_array() && problems.empty();
 }
 
-std::string Table(const nlohmann::json& ports) {
+std::string PortsTable(const nlohmann::json& ports) {
   char line[512];
   std::snprintf(line, sizeof line, "%-28s %-6s %-8s %-8s %-8s %-8s %-5s %-20s %s\n", "PORT", "LID", "STATE", "PHYS",
                 "RATE", "EXPECTED", "SMLID", "ERRORS", "PEER");
@@ -100,7 +100,7 @@ int RunPorts(const GlobalOptions& options, const PortsOptions& ports, std::ostre
   const nlohmann::json problems = reply.value("problems", nlohmann::json::array());
   if (ports.problems_only && problems.is_array() && !problems.empty()) outcome.exit_code = kExitFailed;
   if (!options.json) {
-    if (!ports.problems_only) out << Table(reply.value("ports", nlohmann::json::array()));
+    if (!ports.problems_only) out << PortsTable(reply.value("ports", nlohmann::json::array()));
     out << Problems(problems);
     for (const auto& unread : reply.value("unread", nlohmann::json::array()))
       if (unread.is_string()) out << "not read: " << unread.get<std::string>() << "\n";

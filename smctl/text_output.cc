@@ -12,8 +12,8 @@ std::string Plural(std::int64_t count, const char* noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-std::string Row(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string Row(const char* format, ...) {
+std::string Formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string Formatted(const char* format, ...) {
   va_list args, again;
   va_start(args, format);
   va_copy(again, args);
@@ -49,11 +49,13 @@ std::string MasterLine(const control::StatusWire& status) {
 }
 
 std::string HealthLines(const control::StatusWire& status) {
-  if (status.problems.empty()) return Row("%-9s %s", "Health", "healthy");
-  std::string text = Row("%-9s %s", "Health", Plural(static_cast<std::int64_t>(status.problems.size()), "problem").c_str());
+  if (status.problems.empty()) return Formatted("%-9s %s", "Health", "healthy");
+  std::string text =
+      Formatted("%-9s %s", "Health",
+                Plural(static_cast<std::int64_t>(status.problems.size()), "problem").c_str());
   for (const auto& problem : status.problems)
-    text += Row("  %-20s %s%s", problem.id.c_str(), problem.text.c_str(),
-                problem.since.empty() ? "" : (" (since " + problem.since + ")").c_str());
+    text += Formatted("  %-20s %s%s", problem.id.c_str(), problem.text.c_str(),
+                      problem.since.empty() ? "" : (" (since " + problem.since + ")").c_str());
   return text;
 }
 
@@ -86,46 +88,46 @@ std::string FormatUptime(std::int64_t seconds) {
 
 std::string FormatStatus(const control::StatusWire& status) {
   std::string text;
-  text += Row("%-9s %s", "Node", status.node.c_str());
-  text += Row("%-9s %s", "OpenSM", OpenSmLine(status).c_str());
-  text += Row("%-9s %s", "Master", MasterLine(status).c_str());
+  text += Formatted("%-9s %s", "Node", status.node.c_str());
+  text += Formatted("%-9s %s", "OpenSM", OpenSmLine(status).c_str());
+  text += Formatted("%-9s %s", "Master", MasterLine(status).c_str());
   if (status.failover) {
     const control::FailoverWire& f = *status.failover;
     std::string line = f.state + " (role " + f.role + ", " +
                        (f.preempt ? "preempt" : "sticky") + ", sm_priority " +
                        (f.commanded_priority >= 0 ? std::to_string(f.commanded_priority) : "-") +
                        ")";
-    text += Row("%-9s %s", "Failover", line.c_str());
+    text += Formatted("%-9s %s", "Failover", line.c_str());
   }
   std::string config = "generation " + std::to_string(status.config.generation) +
                        (status.config.hash.empty() ? "" : ", hash " + status.config.hash);
-  text += Row("%-9s %s", "Config", config.c_str());
+  text += Formatted("%-9s %s", "Config", config.c_str());
   text += HealthLines(status);
-  text += "\n" + Row("SMs in the subnet: %zu", status.sms.size());
+  text += "\n" + Formatted("SMs in the subnet: %zu", status.sms.size());
   if (status.sms.empty()) return text;
-  text += Row("  %-18s  %5s  %-11s  %4s  %s", "GUID", "LID", "STATE", "PRIO", "HOST");
+  text += Formatted("  %-18s  %5s  %-11s  %4s  %s", "GUID", "LID", "STATE", "PRIO", "HOST");
   for (const auto& sm : status.sms)
-    text += Row("  %-18s  %5u  %-11s  %4d  %s", FormatGuid(sm.guid).c_str(), sm.lid,
-                sm.state.c_str(), sm.priority, sm.host.empty() ? "-" : sm.host.c_str());
+    text += Formatted("  %-18s  %5u  %-11s  %4d  %s", FormatGuid(sm.guid).c_str(), sm.lid,
+                      sm.state.c_str(), sm.priority, sm.host.empty() ? "-" : sm.host.c_str());
   return text;
 }
 
 std::string FormatEventHeader() {
-  return Row("%6s  %-24s  %-18s  %s", "SEQ", "TIME", "KIND", "DETAILS");
+  return Formatted("%6s  %-24s  %-18s  %s", "SEQ", "TIME", "KIND", "DETAILS");
 }
 
 std::string FormatEvent(const control::EventWire& event) {
-  return Row("%6llu  %-24s  %-18s  %s", static_cast<unsigned long long>(event.seq),
-             event.time.c_str(), event.kind.c_str(), DetailText(event.details).c_str());
+  return Formatted("%6llu  %-24s  %-18s  %s", static_cast<unsigned long long>(event.seq),
+                   event.time.c_str(), event.kind.c_str(), DetailText(event.details).c_str());
 }
 
 std::string FormatCommandList(const nlohmann::json& commands) {
-  std::string text = Row("%-14s  %-9s  %s", "COMMAND", "ACCESS", "WHAT IT DOES");
+  std::string text = Formatted("%-14s  %-9s  %s", "COMMAND", "ACCESS", "WHAT IT DOES");
   for (const auto& command : commands) {
     std::string summary = command.value("summary", "");
     if (command.value("reserved", false)) summary += " (reserved)";
-    text += Row("%-14s  %-9s  %s", command.value("name", "?").c_str(),
-                command.value("access", "?").c_str(), summary.c_str());
+    text += Formatted("%-14s  %-9s  %s", command.value("name", "?").c_str(),
+                      command.value("access", "?").c_str(), summary.c_str());
   }
   return text;
 }

@@ -19,7 +19,7 @@ std::string EndLine(const char* label, const nlohmann::json& end) {
   return line + "\n";
 }
 
-std::string Table(const nlohmann::json& partitions) {
+std::string PartitionsTable(const nlohmann::json& partitions) {
   char line[256];
   std::snprintf(line, sizeof line, "%-7s %-20s %-9s %-9s %-9s %-9s %-9s %s\n", "PKEY", "NAME", "A-CONFIG",
                 "A-FABRIC", "B-CONFIG", "B-FABRIC", "USABLE", "GEN");
@@ -61,7 +61,7 @@ int RunWhy(const GlobalOptions& options, const control::WhyArguments& args, std:
     out << response->text << "\n";
     out << EndLine("a", reply.value("a", nlohmann::json::object()));
     out << EndLine("b", reply.value("b", nlohmann::json::object()));
-    out << Table(reply.value("partitions", nlohmann::json::array()));
+    out << PartitionsTable(reply.value("partitions", nlohmann::json::array()));
     for (const auto& note : reply.value("notes", nlohmann::json::array()))
       if (note.is_string()) out << "note: " << note.get<std::string>() << "\n";
     for (const auto& pair : reply.value("pairs", nlohmann::json::array()))

@@ -5,24 +5,13 @@
 #include "daemon/pkey/pkey_verifier.h"
 
 namespace smsupd {
-namespace {
-
-config::PortKind KindOf(NodeType type) {
-  switch (type) {
-    case NodeType::kSwitch: return config::PortKind::kSwitch;
-    case NodeType::kRouter: return config::PortKind::kRouter;
-    default: return config::PortKind::kCa;
-  }
-}
-
-}  // namespace
 
 std::vector<config::FabricPort> ToFabricPorts(const std::vector<DiscoveredPort>& ports,
                                               Guid master_port) {
   std::vector<config::FabricPort> result;
   result.reserve(ports.size());
   for (const auto& port : ports)
-    result.push_back({port.port_guid, KindOf(port.node_type), port.port_guid == master_port});
+    result.push_back({port.port_guid, PortKindOf(port.node_type), port.port_guid == master_port});
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "config/pkey_tables.h"
 #include "daemon/apply/why_command.h"
 #include "daemon/apply/why_generations.h"
+#include "daemon/pkey/pkey_verifier.h"
 #include "daemon/pkey/why_decision.h"
 #include "daemon/pkey/why_names.h"
 
@@ -26,12 +27,6 @@ struct Inputs {
   std::map<Guid, std::vector<std::uint16_t>> tables;
 };
 
-config::PortKind KindOf(NodeType type) {
-  if (type == NodeType::kSwitch) return config::PortKind::kSwitch;
-  if (type == NodeType::kRouter) return config::PortKind::kRouter;
-  return config::PortKind::kCa;
-}
-
 using Memberships = std::map<Guid, std::map<std::uint16_t, WhyMembership>>;
 
 // The config's memberships of the named ports only: a port's membership
@@ -45,7 +40,7 @@ Memberships Intents(const Inputs& in, std::map<std::uint16_t, std::string>* name
     ports.push_back({guid, kind, guid == in.sm_port});
   };
   for (const NamedPorts* side : {&in.a, &in.b}) {
-    for (const DiscoveredPort& port : side->ports) add(port.port_guid, KindOf(port.node_type));
+    for (const DiscoveredPort& port : side->ports) add(port.port_guid, PortKindOf(port.node_type));
     for (Guid guid : side->missing) add(guid, config::PortKind::kCa);
   }
   Memberships result;

@@ -1,18 +1,11 @@
 // How a verification reads to an operator (text) and to smctl --json.
 #include <cstdio>
 
+#include "common/guid.h"
 #include "daemon/pkey/pkey_verifier.h"
 
 namespace smsupd {
 namespace {
-
-constexpr uint16_t kFullBit = 0x8000;
-
-std::string Hex(uint16_t pkey) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04x", pkey);
-  return text;
-}
 
 const char* Word(bool full) { return full ? "full" : "limited"; }
 
@@ -20,8 +13,8 @@ const char* Word(bool full) { return full ? "full" : "limited"; }
 nlohmann::json Memberships(const std::set<uint16_t>& entries) {
   nlohmann::json out = nlohmann::json::object();
   for (uint16_t entry : entries) {
-    std::string key = Hex(entry & ~kFullBit);
-    std::string word = Word((entry & kFullBit) != 0);
+    std::string key = FormatPKey(entry & ~config::kPKeyFullBit);
+    std::string word = Word((entry & config::kPKeyFullBit) != 0);
     out[key] = out.contains(key) && out[key] != word ? "both" : word;
   }
   return out;
@@ -38,19 +31,21 @@ std::string PKeyMismatch::Describe() const {
   for (const auto& [pkey, full] : expected) {
     auto it = actual.find(pkey);
     if (it == actual.end()) {
-      parts.push_back(Hex(pkey) + " missing");
+      parts.push_back(FormatPKey(pkey) + " missing");
     } else if (it->second != full) {
-      parts.push_back(Hex(pkey) + " expected " + Word(full) + ", is " + Word(it->second));
+      parts.push_back(FormatPKey(pkey) + " expected " + Word(full) + ", is " + Word(it->second));
     }
   }
   for (const auto& [pkey, full] : actual)
-    if (!expected.count(pkey)) parts.push_back(Hex(pkey) + " unexpected (" + Word(full) + ")");
+    if (!expected.count(pkey))
+      parts.push_back(FormatPKey(pkey) + " unexpected (" + Word(full) + ")");
   // Same memberships, different entries: a `both` on one side only.
   if (parts.empty()) {
     for (uint16_t entry : expected_entries)
-      if (!actual_entries.count(entry)) parts.push_back("entry " + Hex(entry) + " missing");
+      if (!actual_entries.count(entry)) parts.push_back("entry " + FormatPKey(entry) + " missing");
     for (uint16_t entry : actual_entries)
-      if (!expected_entries.count(entry)) parts.push_back("entry " + Hex(entry) + " unexpected");
+      if (!expected_entries.count(entry))
+        parts.push_back("entry " + FormatPKey(entry) + " unexpected");
   }
   std::string text = (host.empty() ? std::string() : host + " ") + FormatGuid(guid) + ":";
   for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? " " : "; ") + parts[i];

@@ -9,26 +9,14 @@
 namespace smsupd {
 namespace {
 
-constexpr uint16_t kFullBit = 0x8000;
 constexpr uint16_t kDefaultFullEntry = 0xffff;
-
-config::PortKind KindOf(NodeType type) {
-  switch (type) {
-    case NodeType::kSwitch:
-      return config::PortKind::kSwitch;
-    case NodeType::kRouter:
-      return config::PortKind::kRouter;
-    default:
-      return config::PortKind::kCa;
-  }
-}
 
 // The entries a table read from the fabric holds: no empty slots (a P_Key
 // of 0 is not a partition, with or without the full bit).
 std::set<uint16_t> Entries(const std::vector<uint16_t>& table) {
   std::set<uint16_t> entries;
   for (uint16_t entry : table)
-    if ((entry & ~kFullBit) != 0) entries.insert(entry);
+    if ((entry & ~config::kPKeyFullBit) != 0) entries.insert(entry);
   return entries;
 }
 
@@ -36,8 +24,8 @@ std::set<uint16_t> Entries(const std::vector<uint16_t>& table) {
 std::map<uint16_t, bool> AsTable(const std::set<uint16_t>& entries) {
   std::map<uint16_t, bool> table;
   for (uint16_t entry : entries) {
-    bool& full = table[entry & ~kFullBit];
-    full = full || (entry & kFullBit) != 0;
+    bool& full = table[entry & ~config::kPKeyFullBit];
+    full = full || (entry & config::kPKeyFullBit) != 0;
   }
   return table;
 }
@@ -59,7 +47,7 @@ std::map<Guid, std::set<uint16_t>> ExpectedEntries(const config::Config& config,
   for (const DiscoveredPort& port : chosen) {
     bool is_sm = sm_port != 0 && port.port_guid == sm_port;
     sm_listed = sm_listed || is_sm;
-    ports.push_back(config::FabricPort{port.port_guid, KindOf(port.node_type), is_sm});
+    ports.push_back(config::FabricPort{port.port_guid, PortKindOf(port.node_type), is_sm});
   }
   if (sm_port != 0 && !sm_listed) ports.push_back(config::FabricPort{sm_port, config::PortKind::kCa, true});
   return config::ExpectedPKeyEntries(config, ports);
@@ -84,7 +72,8 @@ bool LooksLikeFallback(const std::map<Guid, std::set<uint16_t>>& expected,
     auto it = expected.find(guid);
     if (it == expected.end()) continue;
     for (uint16_t entry : it->second)
-      config_has_others = config_has_others || (entry & ~kFullBit) != config::kDefaultPKey;
+      config_has_others =
+          config_has_others || (entry & ~config::kPKeyFullBit) != config::kDefaultPKey;
   }
   return config_has_others;
 }
@@ -155,6 +144,17 @@ std::optional<std::set<uint16_t>> CheckPort(Fabric& fabric, const DiscoveredPort
 }
 
 }  // namespace
+
+config::PortKind PortKindOf(NodeType type) {
+  switch (type) {
+    case NodeType::kSwitch:
+      return config::PortKind::kSwitch;
+    case NodeType::kRouter:
+      return config::PortKind::kRouter;
+    default:
+      return config::PortKind::kCa;
+  }
+}
 
 PKeyVerification VerifyPKeys(Fabric& fabric, const config::Config& config,
                              const std::vector<DiscoveredPort>& ports, const VerifyOptions& options) {

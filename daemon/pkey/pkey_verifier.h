@@ -21,14 +21,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/guid.h"
 #include "config/config.h"
+#include "config/pkey_tables.h"
 #include "daemon/fabric/fabric.h"
 
 namespace smsupd {
@@ -89,5 +89,8 @@ std::vector<DiscoveredPort> ChoosePortsToVerify(const config::Config& config,
                                                 const std::vector<DiscoveredPort>& ports,
                                                 const VerifyOptions& options,
                                                 std::vector<Guid>* absent = nullptr);
+
+// The P_Key model's kind of an end port of `type` (an unknown type counts as a CA).
+config::PortKind PortKindOf(NodeType type);
 
 }  // namespace smsupd

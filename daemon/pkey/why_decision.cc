@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/guid.h"
+
 namespace smsupd {
 
 namespace {
@@ -11,12 +13,6 @@ bool Holds(WhyMembership m) { return m == WhyMembership::kLimited || m == WhyMem
 
 bool UsableBetween(WhyMembership a, WhyMembership b) {
   return Holds(a) && Holds(b) && (a == WhyMembership::kFull || b == WhyMembership::kFull);
-}
-
-std::string Hex4(std::uint16_t pkey) {
-  char buffer[8];
-  std::snprintf(buffer, sizeof buffer, "0x%04x", pkey);
-  return buffer;
 }
 
 // "0x0010 (tenant-a), 0x7fff (default)"
@@ -118,8 +114,8 @@ bool WhyPartition::Disagrees() const {
 }
 
 std::string DescribePKey(std::uint16_t pkey, const std::string& name) {
-  if (pkey == kDefaultPKey) return Hex4(pkey) + " (default)";
-  return name.empty() ? Hex4(pkey) : Hex4(pkey) + " (" + name + ")";
+  if (pkey == kDefaultPKey) return FormatPKey(pkey) + " (default)";
+  return name.empty() ? FormatPKey(pkey) : FormatPKey(pkey) + " (" + name + ")";
 }
 
 WhyAnswer DecideWhy(const WhyEnd& a, const WhyEnd& b, std::vector<WhyPartition> partitions) {
@@ -157,7 +153,7 @@ WhyAnswer DecideWhy(const WhyEnd& a, const WhyEnd& b, std::vector<WhyPartition> 
 }
 
 nlohmann::json ToJson(const WhyPartition& p) {
-  return {{"pkey", Hex4(p.pkey)},
+  return {{"pkey", FormatPKey(p.pkey)},
           {"name", p.pkey == kDefaultPKey && p.name.empty() ? "Default" : p.name},
           {"a", {{"intent", IntentName(p.intent_a)}, {"fact", FactName(p.fact_a)}}},
           {"b", {{"intent", IntentName(p.intent_b)}, {"fact", FactName(p.fact_b)}}},
