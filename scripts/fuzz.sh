@@ -42,8 +42,10 @@ dir=build/fuzz
 if ((build)); then
   # -O1 with line tables: asserts on, file:line in every report, and a
   # quicker build than -O2 -g for the tests scripts/test.sh runs from here.
+  # A unity build, as scripts/test.sh's: a third of the compile time.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" >/dev/null
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
+    -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}" "${also[@]}"
 fi
 

@@ -17,8 +17,12 @@ build() {  # build DIR [cmake options...]
 }
 
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line,
-# and the build takes a fifth less time than with full debug info.
-build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+# and the build takes a fifth less time than with full debug info. A unity
+# build (each target's sources compiled 16 to a file) parses and instantiates
+# the heavy headers (Asio, nlohmann::json, the C++20 library) once per batch
+# instead of once per file: most of a build's time.
+build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
 # Every unit and integration test but the 3-minute busy-master soak (its
 # 30-second version runs):
 #   ctest --test-dir build/ci -R failover_busy_master_soak

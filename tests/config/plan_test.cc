@@ -12,10 +12,10 @@ namespace {
 using testing::AllDiagnostics;
 
 constexpr Guid kH1 = 0x0002c90300000001;
-constexpr Guid kH2a = 0x0002c90300000002;
-constexpr Guid kH2b = 0x0002c90300000003;
+constexpr Guid kPlanH2a = 0x0002c90300000002;
+constexpr Guid kPlanH2b = 0x0002c90300000003;
 constexpr Guid kH3 = 0x0002c90300000004;
-constexpr Guid kSm = 0x0002c903000000aa;  // the local SM's port, not in the inventory
+constexpr Guid kPlanSm = 0x0002c903000000aa;  // the local SM's port, not in the inventory
 
 const char* const kDefault =
     "  - name: Default\n"
@@ -49,7 +49,7 @@ std::string Yaml(const std::string& partitions, const std::string& sm_extra = ""
          partitions;
 }
 
-Config Load(const std::string& yaml) {
+Config LoadPlanConfig(const std::string& yaml) {
   ValidationOutcome outcome = testing::Validate(yaml);
   EXPECT_TRUE(outcome.ok()) << AllDiagnostics(outcome) << yaml;
   return outcome.ok() ? *outcome.config : Config{};
@@ -57,7 +57,7 @@ Config Load(const std::string& yaml) {
 
 ConfigPlan Plan(const std::string& before, const std::string& after,
                 const std::vector<FabricPort>& ports = {}) {
-  return PlanConfigChange(Load(before), Load(after), ports, kSm);
+  return PlanConfigChange(LoadPlanConfig(before), LoadPlanConfig(after), ports, kPlanSm);
 }
 
 const PartitionPlan* Find(const ConfigPlan& plan, const std::string& name) {
@@ -229,9 +229,9 @@ TEST(Plan, KeywordMembersResolveThroughTheFabricPorts) {
   constexpr Guid kStranger = 0x0002c90300000077;  // on the fabric, not in the inventory
   constexpr Guid kSwitch = 0x0008f10400000100;
   std::vector<FabricPort> ports = {
-      {kH1, PortKind::kCa, false},         {kH2a, PortKind::kCa, false},
-      {kH2b, PortKind::kCa, false},        {kStranger, PortKind::kCa, false},
-      {kSwitch, PortKind::kSwitch, false}, {kSm, PortKind::kCa, true}};
+      {kH1, PortKind::kCa, false},         {kPlanH2a, PortKind::kCa, false},
+      {kPlanH2b, PortKind::kCa, false},    {kStranger, PortKind::kCa, false},
+      {kSwitch, PortKind::kSwitch, false}, {kPlanSm, PortKind::kCa, true}};
   std::string all_limited =
       "  - name: shared\n    pkey: 0x0003\n    members:\n      - { ports: ALL, membership: limited "
       "}\n"
@@ -341,7 +341,7 @@ TEST(Plan, ACablingFileThePlanDidNotReadIsNotAChangeOfCables) {
   std::string yaml = Yaml(kDefault, "", "cabling:\n  file: " + csv + "\n");
   ValidationOutcome text = ValidateText(yaml, "<plan>", KeyFile::kNameOnly);
   ASSERT_TRUE(text.ok()) << AllDiagnostics(text);
-  ConfigPlan plan = PlanConfigChange(Load(yaml), *text.config, {}, kSm);
+  ConfigPlan plan = PlanConfigChange(LoadPlanConfig(yaml), *text.config, {}, kPlanSm);
   EXPECT_TRUE(plan.other.empty()) << plan.Format();
 }
 
@@ -393,10 +393,10 @@ TEST(Plan, MKeyAndSaKeyChangesNeverShowTheirValues) {
 TEST(Plan, ANewKeyInTheSameFileIsAChange) {
   testing::TempDir dir;
   std::string file = dir.Write("m_key", "0x1111222233334444\n", 0600);
-  Config before = Load(Yaml(kDefault, "  m_key_file: " + file + "\n"));
+  Config before = LoadPlanConfig(Yaml(kDefault, "  m_key_file: " + file + "\n"));
   dir.Write("m_key", "0x5555666677778888\n", 0600);
-  Config after = Load(Yaml(kDefault, "  m_key_file: " + file + "\n"));
-  ConfigPlan plan = PlanConfigChange(before, after, {}, kSm);
+  Config after = LoadPlanConfig(Yaml(kDefault, "  m_key_file: " + file + "\n"));
+  ConfigPlan plan = PlanConfigChange(before, after, {}, kPlanSm);
   ASSERT_EQ(plan.options.size(), 1u);
   EXPECT_EQ(plan.options[0].name, "m_key");
   EXPECT_EQ(plan.options[0].before, "<redacted>");
@@ -411,18 +411,18 @@ TEST(Plan, KeyFilesOfACallersTextAreAssumedToHoldTheRunningKeys) {
   std::string m_key = dir.Write("m_key", "0x1111222233334444\n", 0600);
   std::string sa_key = dir.Write("sa_key", "0x5555666677778888\n", 0600);
   const std::string keys = "  m_key_file: " + m_key + "\n  sa_key_file: " + sa_key + "\n";
-  Config running = Load(Yaml(kDefault, keys));
+  Config running = LoadPlanConfig(Yaml(kDefault, keys));
   ValidationOutcome text = ValidateText(Yaml(kDefault, keys), "<plan>", KeyFile::kNameOnly);
   ASSERT_TRUE(text.ok()) << AllDiagnostics(text);
   Config same = *text.config;
   AssumeRunningKeys(running, same);
-  EXPECT_FALSE(PlanConfigChange(running, same, {}, kSm).changed);
+  EXPECT_FALSE(PlanConfigChange(running, same, {}, kPlanSm).changed);
   ValidationOutcome without = ValidateText(Yaml(kDefault, "  m_key_file: " + m_key + "\n"), "<plan>",
                                            KeyFile::kNameOnly);
   ASSERT_TRUE(without.ok()) << AllDiagnostics(without);
   Config removed = *without.config;
   AssumeRunningKeys(running, removed);
-  ConfigPlan plan = PlanConfigChange(running, removed, {}, kSm);
+  ConfigPlan plan = PlanConfigChange(running, removed, {}, kPlanSm);
   ASSERT_EQ(plan.options.size(), 1u);
   EXPECT_EQ(plan.options[0].name, "sa_key");
   EXPECT_EQ(plan.other, (Strings{"sm.sa_key_file " + sa_key + " -> none"}));

@@ -119,4 +119,9 @@ class FabricWorld {
   std::string last_master_;
 };
 
+// Whether node `n` has the problem `id` raised now.
+inline bool Raised(const SimNode& n, const std::string& id) {
+  return n.policy->problems().count(id) != 0;
+}
+
 }  // namespace smsupd::policy::testing

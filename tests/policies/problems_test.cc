@@ -5,18 +5,18 @@
 namespace smsupd::policy {
 namespace {
 
-constexpr Guid kLocal = 0x10;
-constexpr Guid kPeer = 0x20;
+constexpr Guid kLocalGuid = 0x10;
+constexpr Guid kPeerGuid = 0x20;
 
 ProblemInputs Healthy() {
   ProblemInputs in;
-  in.local_guid = kLocal;
-  in.sms = {{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  in.local_guid = kLocalGuid;
+  in.sms = {{kLocalGuid, 1, SmState::kMaster, 15}, {kPeerGuid, 2, SmState::kStandby, 5}};
   in.local_state = SmState::kMaster;
   in.local_port = LocalPort{4, 1, 1};
   in.opensm_running = true;
   in.sms_known = true;
-  in.inventory = {kLocal, kPeer};
+  in.inventory = {kLocalGuid, kPeerGuid};
   return in;
 }
 

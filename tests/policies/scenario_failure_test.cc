@@ -7,10 +7,6 @@
 namespace smsupd::policy::testing {
 namespace {
 
-bool Raised(const SimNode& n, const std::string& id) {
-  return n.policy->problems().count(id) != 0;
-}
-
 TEST(ScenarioFailureTest, HandoverThatNeverCompletesRestoresThePriority) {
   FabricWorld w;
   Boot(w, true);

@@ -7,10 +7,6 @@
 namespace smsupd::policy::testing {
 namespace {
 
-bool Raised(const SimNode& n, const std::string& id) {
-  return n.policy->problems().count(id) != 0;
-}
-
 bool EverDid(const SimNode& n, Action::Kind kind, const std::string& id = "") {
   return std::any_of(n.history.begin(), n.history.end(), [&](const Action& a) {
     return a.kind == kind && (id.empty() || a.id == id);

@@ -13,11 +13,11 @@ namespace {
 using S = SupervisorState;
 using E = PolicyEvent;
 
-constexpr Guid kLocal = 0x10;
-constexpr Guid kPeer = 0x20;
+constexpr Guid kTableLocal = 0x10;
+constexpr Guid kTablePeer = 0x20;
 constexpr Guid kThird = 0x30;
-const TimePoint kT0 = TimePoint{} + std::chrono::hours(1);
-const TimePoint kT1 = kT0 + std::chrono::seconds(1);
+const TimePoint kTableT0 = TimePoint{} + std::chrono::hours(1);
+const TimePoint kT1 = kTableT0 + std::chrono::seconds(1);
 
 const std::vector<S> kAllStates = {S::kStarting, S::kNotActive, S::kDiscovering, S::kStandby,
                                    S::kMaster, S::kTakingOver, S::kHandingOver,
@@ -53,8 +53,8 @@ Observation ObservationFor(S from, E event, bool guard) {
   obs.local_port = LocalPort{4, 1, 2};
   const auto local = Mirror(from);
   SetLocal(obs, local, local == SmState::kMaster ? 15 : 5);
-  std::vector<SmEntry> sms = {{kPeer, 2, SmState::kStandby, 5}};
-  if (local != SmState::kMaster) sms[0] = {kPeer, 2, SmState::kMaster, 15};
+  std::vector<SmEntry> sms = {{kTablePeer, 2, SmState::kStandby, 5}};
+  if (local != SmState::kMaster) sms[0] = {kTablePeer, 2, SmState::kMaster, 15};
   switch (event) {
     case E::kStartupReady: case E::kOpenSmExited: SetLocal(obs, std::nullopt, 0); break;
     case E::kOpenSmStarted: SetLocal(obs, SmState::kNotActive, 5); break;
@@ -64,15 +64,17 @@ Observation ObservationFor(S from, E event, bool guard) {
     case E::kLocalMaster: SetLocal(obs, SmState::kMaster, 15); break;
     case E::kLocalSmSilent: obs.opensm.running = true, obs.local_sm.reset(); break;
     case E::kMasterLost:
-      obs.master = MasterWatch{kPeer, 2, 15, SmState::kMaster, 10, 1, false};
+      obs.master = MasterWatch{kTablePeer, 2, 15, SmState::kMaster, 10, 1, false};
       break;
-    case E::kNoMaster: sms = {{kPeer, 2, SmState::kStandby, 5}}; break;
+    case E::kNoMaster:
+      sms = {{kTablePeer, 2, SmState::kStandby, 5}};
+      break;
     case E::kDualMaster:
-      sms = {{kPeer, 2, SmState::kMaster, 15}, {kThird, 3, SmState::kMaster, 5}};
+      sms = {{kTablePeer, 2, SmState::kMaster, 15}, {kThird, 3, SmState::kMaster, 5}};
       if (local == SmState::kMaster) SetLocal(obs, SmState::kMaster, guard ? 5 : 15);
       break;
     case E::kClaimSeen:
-      sms = {{kPeer, 2, SmState::kStandby, 14}};
+      sms = {{kTablePeer, 2, SmState::kStandby, 14}};
       if (!guard) sms.push_back({kThird, 3, SmState::kStandby, 15});
       break;
     case E::kHandoverComplete: SetLocal(obs, SmState::kStandby, 0); break;
@@ -89,7 +91,7 @@ Observation ObservationFor(S from, E event, bool guard) {
     default: break;
   }
   if (local || obs.opensm.running)
-    sms.push_back({kLocal, 1, obs.local_sm ? obs.local_sm->state : SmState::kNotActive,
+    sms.push_back({kTableLocal, 1, obs.local_sm ? obs.local_sm->state : SmState::kNotActive,
                    obs.local_sm ? obs.local_sm->priority : 0});
   obs.sms = sms;
   return obs;
@@ -97,7 +99,7 @@ Observation ObservationFor(S from, E event, bool guard) {
 
 PolicyConfig Config() {
   PolicyConfig c;
-  c.local_guid = kLocal;
+  c.local_guid = kTableLocal;
   c.role = Role::kMaster;
   c.preempt = true;
   return c;
@@ -111,14 +113,14 @@ bool HasEvent(const Actions& actions, const std::string& kind) {
 
 // Runs `event` from `from`; returns the state reached.
 S TestTransition(S from, E event, bool guard, Actions* out = nullptr) {
-  FailoverPolicy policy(Config(), kT0);
-  policy.ForceStateForTest(from, kT0);
+  FailoverPolicy policy(Config(), kTableT0);
+  policy.ForceStateForTest(from, kTableT0);
   if (!guard && from == S::kHandingOver && event != E::kStopCommand) {
     // The alternative of HANDING_OVER rows is "a stop is pending".
     Observation stop = ObservationFor(from, E::kStopCommand, true);
-    policy.ApplyForTest(E::kStopCommand, stop, kT0);
+    policy.ApplyForTest(E::kStopCommand, stop, kTableT0);
   }
-  const TimePoint when = event == E::kDeadline ? kT0 + std::chrono::hours(1) : kT1;
+  const TimePoint when = event == E::kDeadline ? kTableT0 + std::chrono::hours(1) : kT1;
   Actions actions = policy.ApplyForTest(event, ObservationFor(from, event, guard), when);
   if (out) *out = actions;
   return policy.state();
@@ -168,8 +170,8 @@ TEST(TransitionTableTest, PairsAreUniqueAndCommandsAreLegalEverywhere) {
 }
 
 TEST(TransitionTableTest, IllegalPairIsReportedOncePerVisit) {
-  FailoverPolicy policy(Config(), kT0);
-  policy.ForceStateForTest(S::kStopped, kT0);
+  FailoverPolicy policy(Config(), kTableT0);
+  policy.ForceStateForTest(S::kStopped, kTableT0);
   Observation obs = ObservationFor(S::kStopped, E::kMasterLost, true);
   EXPECT_TRUE(HasEvent(policy.ApplyForTest(E::kMasterLost, obs, kT1), "FAILOVER_ILLEGAL_EVENT"));
   EXPECT_FALSE(HasEvent(policy.ApplyForTest(E::kMasterLost, obs, kT1), "FAILOVER_ILLEGAL_EVENT"));

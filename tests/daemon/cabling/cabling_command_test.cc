@@ -23,8 +23,9 @@ using nlohmann::json;
 using testing_cabling::ModelFabric;
 using namespace std::chrono_literals;
 
-constexpr Guid kLeaf = 0x0002c90300001000;
-constexpr Guid kGpu01 = 0x0002c903000000b0, kGpu02 = 0x0002c903000000c0;
+using testing_cabling::kGpu01;
+using testing_cabling::kGpu02;
+using testing_cabling::kLeaf;
 
 class RecordingReporter : public Reporter {
  public:

@@ -15,13 +15,16 @@ namespace {
 
 using testing_cabling::ModelFabric;
 
-constexpr Guid kLeaf = 0x0002c90300001000, kSpine = 0x0002c90300002000;
-constexpr Guid kGpu01 = 0x0002c903000000b0, kGpu02 = 0x0002c903000000c0, kGpu03 = 0x0002c903000000d0;
+using testing_cabling::kGpu01;
+using testing_cabling::kGpu02;
+using testing_cabling::kGpu03;
+using testing_cabling::kLeaf;
+using testing_cabling::kSpine;
 
 const char kHeader[] = "switch,switch_port,peer,peer_port,rate\n";
 
 // leaf01 ports 1-3: gpu01, gpu02, gpu03; leaf01 port 8 - spine01 port 1.
-ModelFabric Fabric() {
+ModelFabric LeafAndSpine() {
   ModelFabric fabric;
   fabric.Switch(kLeaf, "leaf01", 8);
   fabric.Switch(kSpine, "spine01", 4);
@@ -48,7 +51,7 @@ const char kAsCabled[] =
     "leaf01,1,gpu01,1,4xHDR\nleaf01,2,gpu02,1,4xHDR\nleaf01,3,gpu03,1,4xHDR\nleaf01,8,spine01,1,4xHDR\n";
 
 TEST(CablingLinks, EachLinkOnceNamedWithItsActiveRate) {
-  FabricTopology topology = Fabric().Build();
+  FabricTopology topology = LeafAndSpine().Build();
   config::Config config;
   auto links = LinksOf(topology, PortNames(config, topology));
   ASSERT_EQ(links.size(), 4u) << "the leaf-spine link is seen from both switches, and listed once";
@@ -65,7 +68,7 @@ TEST(CablingLinks, EachLinkOnceNamedWithItsActiveRate) {
 }
 
 TEST(CablingReport, TheExportReadBackAsTheDeclarationShowsNoDifference) {
-  FabricTopology topology = Fabric().Build();
+  FabricTopology topology = LeafAndSpine().Build();
   config::Config config;
   std::size_t links = 0;
   std::string csv = ExportCsv(config, topology, &links);
@@ -82,7 +85,8 @@ TEST(CablingReport, TheExportReadBackAsTheDeclarationShowsNoDifference) {
 
 TEST(CablingReport, TwoCrossedHostCablesAreASwapByName) {
   CablingReport report = CompareWithDeclared(
-      Declared("leaf01,1,gpu02,1,\nleaf01,2,gpu01,1,\nleaf01,3,gpu03,1,\nleaf01,8,spine01,1,\n"), Fabric().Build());
+      Declared("leaf01,1,gpu02,1,\nleaf01,2,gpu01,1,\nleaf01,3,gpu03,1,\nleaf01,8,spine01,1,\n"),
+      LeafAndSpine().Build());
   ASSERT_EQ(report.differences.size(), 1u) << ReportText(report);
   EXPECT_EQ(report.differences[0].kind, "swapped");
   EXPECT_NE(report.differences[0].text.find("gpu01"), std::string::npos);
@@ -107,7 +111,7 @@ TEST(CablingReport, ARemovedCableIsMissing) {
 }
 
 TEST(CablingReport, ALinkBelowItsDeclaredRate) {
-  ModelFabric fabric = Fabric();
+  ModelFabric fabric = LeafAndSpine();
   fabric.Cable(kLeaf, 2, kGpu02, 1, testing_cabling::kSpeedEdr);
   CablingReport report = CompareWithDeclared(Declared(kAsCabled), fabric.Build());
   ASSERT_EQ(report.differences.size(), 1u) << ReportText(report);
@@ -116,7 +120,7 @@ TEST(CablingReport, ALinkBelowItsDeclaredRate) {
 }
 
 TEST(CablingReport, APortTheWalkDidNotReadIsNotReadNeverMissing) {
-  ModelFabric fabric = Fabric();
+  ModelFabric fabric = LeafAndSpine();
   fabric.NoPortInfo(kLeaf, 3);  // so the walk never went through it to gpu03
   fabric.Unanswering(kGpu03);
   CablingReport report = CompareWithDeclared(Declared(kAsCabled), fabric.Build());
@@ -131,7 +135,7 @@ TEST(CablingReport, APortTheWalkDidNotReadIsNotReadNeverMissing) {
 }
 
 TEST(CablingReport, ANodeThatDidNotAnswerIsNotReadNeverMissing) {
-  ModelFabric fabric = Fabric();
+  ModelFabric fabric = LeafAndSpine();
   fabric.Unanswering(kGpu03);  // leaf01 port 3 is up, but NodeInfo behind it got no answer
   CablingReport report = CompareWithDeclared(Declared(kAsCabled), fabric.Build());
   ASSERT_EQ(report.differences.size(), 1u) << ReportText(report);
@@ -141,7 +145,7 @@ TEST(CablingReport, ANodeThatDidNotAnswerIsNotReadNeverMissing) {
 TEST(CablingReport, NothingDeclaredIsAnAnswerNotAnError) {
   config::Config config;
   config.source_path = "/etc/smsupd/smsupd.yaml";
-  CablingReport report = CompareWithDeclared(config, Fabric().Build());
+  CablingReport report = CompareWithDeclared(config, LeafAndSpine().Build());
   EXPECT_FALSE(report.declared);
   EXPECT_TRUE(report.differences.empty());
   EXPECT_EQ(ReportText(report),
@@ -158,7 +162,7 @@ TEST(CablingReport, TheListIsCappedAndCounted) {
     for (int port = 1; port <= 150; ++port)
       rows += "ghost" + std::to_string(device) + "," + std::to_string(port) + ",host" + std::to_string(device) +
               "_" + std::to_string(port) + ",1,\n";
-  CablingReport report = CompareWithDeclared(Declared(rows), Fabric().Build());
+  CablingReport report = CompareWithDeclared(Declared(rows), LeafAndSpine().Build());
   ASSERT_EQ(report.differences.size(), 1500u);
   nlohmann::json json = ToJson(report);
   EXPECT_EQ(json["differences"].size(), kMaxListedDifferences);

@@ -14,6 +14,11 @@
 
 namespace smsupd::testing_cabling {
 
+// The devices the cabling tests name: leaf01, spine01 and gpu01..03.
+inline constexpr Guid kLeaf = 0x0002c90300001000, kSpine = 0x0002c90300002000;
+inline constexpr Guid kGpu01 = 0x0002c903000000b0, kGpu02 = 0x0002c903000000c0,
+                      kGpu03 = 0x0002c903000000d0;
+
 // PortInfo link masks: width 2 = 4x, extended speed 4 = HDR, 2 = EDR.
 inline constexpr int kWidth4x = 2;
 inline constexpr int kSpeedHdr = 4;

@@ -22,8 +22,8 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr milliseconds kSweepDeadline(60000);
-constexpr milliseconds kProbeDeadline(30000);
+constexpr milliseconds kWalkSweepDeadline(60000);
+constexpr milliseconds kWalkProbeDeadline(30000);
 
 class DiscoveryIntegrationTest : public FabricTest {
  protected:
@@ -35,9 +35,9 @@ class DiscoveryIntegrationTest : public FabricTest {
     const std::string& sm_node = fabric().topology().management_nodes()[0];
     auto sm = StartOpenSm(fabric(), OpenSmOn(sm_node, 15));
     ASSERT_TRUE(sm.ok()) << sm.error().message;
-    auto sm_lid = WaitForCaLid(probe(), fabric().topology(), sm_node, kSweepDeadline);
+    auto sm_lid = WaitForCaLid(probe(), fabric().topology(), sm_node, kWalkSweepDeadline);
     ASSERT_TRUE(sm_lid.ok()) << sm_lid.error().message;
-    Status all = WaitForEveryCaSmLid(probe(), fabric().topology(), *sm_lid, kSweepDeadline);
+    Status all = WaitForEveryCaSmLid(probe(), fabric().topology(), *sm_lid, kWalkSweepDeadline);
     ASSERT_TRUE(all.ok()) << all.message();
   }
 
@@ -47,7 +47,7 @@ class DiscoveryIntegrationTest : public FabricTest {
                                       "discover-" + node);
     EXPECT_TRUE(process.ok()) << process.error().message;
     if (!process.ok()) return Json::object();
-    auto exited = (*process)->process->Wait(kProbeDeadline);
+    auto exited = (*process)->process->Wait(kWalkProbeDeadline);
     EXPECT_TRUE(exited.ok()) << "fabric_probe did not finish";
     std::ifstream output((*process)->output_path);
     for (std::string line; std::getline(output, line);) {
@@ -109,7 +109,7 @@ TEST_F(DiscoveryIntegrationTest, DownLinksAreWalkedAround) {
           if (port.at("port_guid") == gone) return false;
         return true;
       },
-      kSweepDeadline, milliseconds(200));
+      kWalkSweepDeadline, milliseconds(200));
   ASSERT_TRUE(settled.ok()) << settled.message() << answer.dump();
   EXPECT_EQ(answer.at("ports").size(), all - 1);
 }

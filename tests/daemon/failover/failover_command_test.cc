@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr int kHoldTimeS = 2;
+constexpr int kCommandHoldTimeS = 2;
 
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -27,7 +27,7 @@ class FailoverCommandTest : public FailoverTest {
   void StartWithPreempt() {
     FailoverBedOptions options;
     options.preempt = true;  // the strongest pull back: a flip back would show
-    options.hold_time_s = kHoldTimeS;
+    options.hold_time_s = kCommandHoldTimeS;
     ASSERT_NO_FATAL_FAILURE(StartPair(options));
   }
 
@@ -55,7 +55,7 @@ class FailoverCommandTest : public FailoverTest {
     EXPECT_OK(FailoverBed::Hold(
         "sole master " + master + " (no flip back)",
         [&](std::string& why) { return (why = bed().DescribeSoleMaster(master)).empty(); },
-        milliseconds(kHoldTimeS * 1000 + 5000)));
+        milliseconds(kCommandHoldTimeS * 1000 + 5000)));
     MonitorReport report = bed().monitor()->Snapshot();
     EXPECT_EQ(report.no_master_samples, 0) << "a moment without master: " << report.Describe();
   }

@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kMonitorInterval(10);  // the truth, read every 10 ms
-constexpr int kHoldTimeS = 2;
+constexpr int kSoakHoldTimeS = 2;
 
 long Since(Clock::time_point from) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - from).count();
@@ -105,7 +105,7 @@ class Soak {
     fabric_ = std::move(*fabric);
     FailoverBedOptions bed_options;
     bed_options.preempt = options_.preempt;
-    bed_options.hold_time_s = kHoldTimeS;
+    bed_options.hold_time_s = kSoakHoldTimeS;
     bed_options.monitor_interval = kMonitorInterval;
     bed_options.setup_deadline = options_.deadline;
     bed_ = std::make_unique<FailoverBed>(*fabric_, bed_options);
@@ -201,8 +201,9 @@ class Soak {
     // With preempt the returning role master takes mastership back after
     // its hold time: wait for that too, so the window covers it.
     if (options_.preempt && *after != bed_->master_name()) {
-      if (Status s = bed_->WaitForSteadyState(bed_->master_name(), bed_->standby_name(),
-                                              options_.deadline + milliseconds(kHoldTimeS * 1000));
+      if (Status s =
+              bed_->WaitForSteadyState(bed_->master_name(), bed_->standby_name(),
+                                       options_.deadline + milliseconds(kSoakHoldTimeS * 1000));
           !s)
         return s;
     }
