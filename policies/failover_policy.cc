@@ -246,17 +246,34 @@ void FailoverPolicy::ReconcilePriority() {
 // OpenSM at once (OnOpenSmExited defers the restart) and starts a fresh one
 // at the standby priority once the port is no longer Down: it rejoins like
 // any returning node, and the preempt hold time applies from then.
+// Any other running OpenSM whose port goes Down takes the same path: a
+// STANDBY, and a MASTER whose OpenSM saw "SM port is down" before smsupd saw
+// the port (it then reports DISCOVERING). Nothing can reach the subnet
+// through a Down port, and what that OpenSM believes when the link returns
+// is stale. A fresh OpenSM started when the port is back also registers its
+// SM class anew, which sets IsSM in the port's CapabilityMask: a master
+// reads the SMInfo of an end port only if that bit is set
+// (osm_port_info_rcv.c, pi_rcv_process_endport), and the simulator's ReLink
+// clears it (docs/known-issues.md).
 void FailoverPolicy::StepDownWhenIsolated() {
   const auto& port = observation_->local_port;
   if (!port) return;
   const bool down = port->port_state == 1;
-  if (down && observation_->opensm.running && state_ == SupervisorState::kMaster &&
-      !isolation_stop_sent_) {
+  const bool master = state_ == SupervisorState::kMaster;
+  const bool stoppable = state_ != SupervisorState::kStopping && state_ != SupervisorState::kStopped &&
+                         state_ != SupervisorState::kRecovering;
+  if (down && observation_->opensm.running && stoppable && !isolation_stop_sent_) {
     isolation_stop_sent_ = true;
-    ++counters_["isolated_master"];
-    Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
-                           "local port Down while MASTER: OpenSM stopped, so it cannot return as a "
-                           "second MASTER; a standby starts when the port is back"));
+    if (master) {
+      ++counters_["isolated_master"];
+      Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
+                             "local port Down while MASTER: OpenSM stopped, so it cannot return as "
+                             "a second MASTER; a standby starts when the port is back"));
+    } else {
+      Emit(Action::EmitEvent("ISOLATED_SM_STOPPED",
+                             std::string("local port Down while ") + SupervisorStateName(state_) +
+                                 ": OpenSM stopped; a fresh standby starts when the port is back"));
+    }
     Emit(Action::StopOpenSm());
     return;
   }

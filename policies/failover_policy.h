@@ -35,9 +35,10 @@
 //   STOPPING --OPENSM_EXITED / DEADLINE--> STOPPED.
 //   LOCAL_SM_SILENT (OpenSM runs, SMInfo unanswered): StopOpenSm, same state;
 //   the exit that follows takes the OPENSM_EXITED path.
-//   MASTER with the local port Down: StopOpenSm at once; the exit (while the
-//   port is Down) sends no HANDOVER and defers the restart until the port is
-//   back, then RestartOpenSm at the standby priority (StepDownWhenIsolated).
+//   MASTER (or any other state with OpenSM running) with the local port Down:
+//   StopOpenSm at once; the exit (while the port is Down) sends no HANDOVER
+//   and defers the restart until the port is back, then RestartOpenSm at the
+//   standby priority (StepDownWhenIsolated).
 //
 // The full transition table (legal pairs, guards) is transition_table.cc;
 // every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.

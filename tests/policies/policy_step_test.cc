@@ -297,6 +297,69 @@ TEST(PolicyStepTest, AStandbyWhosePortGoesDownChangesNothing) {
   EXPECT_EQ(Count(policy.Decide(obs, kT0 + Duration(150)), Action::Kind::kSetLocalPriority), 0);
 }
 
+// A STANDBY's link flaps: the OpenSM that ran through the outage is
+// stopped and a fresh one starts when the port is back, under the master it
+// knows. Nothing is left running on what it believed before the outage
+// (and a fresh OpenSM sets the port's IsSM bit, which a master's sweep needs
+// to find this SM).
+TEST(PolicyStepTest, AStandbyWhosePortWasDownStartsAFreshOpenSmWhenItIsBack) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  TimePoint t = kT0 + Duration(150);
+  Observation down = StandbyUnder(0, std::nullopt);
+  down.local_port->port_state = 1;
+  Actions stop = policy.Decide(down, t);
+  EXPECT_EQ(Count(stop, Action::Kind::kStopOpenSm), 1);
+  EXPECT_EQ(Count(stop, Action::Kind::kTakeOver), 0);
+  EXPECT_EQ(Count(policy.Decide(down, t + Duration(150)), Action::Kind::kStopOpenSm), 0);
+
+  Actions exited = policy.Decide(Stopped(1), t + Duration(300));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+  for (int i = 1; i <= 20; ++i)  // 3 s with the port Down: nothing starts
+    EXPECT_EQ(Count(policy.Decide(Stopped(1), t + Duration(300) + i * Duration(150)),
+                    Action::Kind::kRestartOpenSm), 0) << i;
+
+  Observation back = Stopped(2);
+  back.master = MasterWatch{kPeer, 1, 15, SmState::kMaster, 0, 100, std::nullopt};
+  Actions restarted = policy.Decide(back, t + Duration(4000));
+  const Action* restart = Find(restarted, Action::Kind::kRestartOpenSm);
+  ASSERT_NE(restart, nullptr);
+  EXPECT_EQ(restart->priority, policy.config().standby_priority);
+  EXPECT_EQ(Count(policy.Decide(back, t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
+}
+
+// OpenSM saw "SM port is down" in its first sweep as MASTER and went
+// DISCOVERING before smsupd read the port Down: the policy follows it to
+// DISCOVERING, and that OpenSM, left running, would come back through the
+// link as an SM no master's sweep reads (seen on the simulator: the node
+// never became STANDBY in its peer's list). It is stopped like a MASTER's.
+TEST(PolicyStepTest, AMasterThatWentDiscoveringWithItsPortDownIsStoppedToo) {
+  FailoverPolicy policy = AdoptedMaster();
+  TimePoint t = kT0 + Duration(150);
+  Actions down = policy.Decide(LocalMaster(1, SmState::kDiscovering), t);
+  EXPECT_EQ(policy.state(), SupervisorState::kDiscovering);
+  EXPECT_EQ(Count(down, Action::Kind::kStopOpenSm), 1);
+  Actions exited = policy.Decide(Stopped(1), t + Duration(150));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0);
+  EXPECT_EQ(Count(exited, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(3000)), Action::Kind::kRestartOpenSm), 1);
+}
+
+// A link that flaps faster than OpenSM exits: the exit comes with the port
+// up again, and OpenSM starts at once.
+TEST(PolicyStepTest, AStandbyWhosePortFlappedRestartsWhenItsOpenSmExits) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation down = StandbyUnder(0, std::nullopt);
+  down.local_port->port_state = 1;
+  EXPECT_EQ(Count(policy.Decide(down, kT0 + Duration(150)), Action::Kind::kStopOpenSm), 1);
+  Observation up = StandbyUnder(0, std::nullopt);
+  up.local_port->port_state = 2;
+  EXPECT_EQ(Count(policy.Decide(up, kT0 + Duration(300)), Action::Kind::kStopOpenSm), 0);
+  Observation exited = Stopped(2);
+  exited.master = MasterWatch{kPeer, 1, 15, SmState::kMaster, 0, 100, std::nullopt};
+  EXPECT_EQ(Count(policy.Decide(exited, kT0 + Duration(450)), Action::Kind::kRestartOpenSm), 1);
+}
+
 TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   constexpr Guid kOther = 0x0002c90300000003;
