@@ -67,6 +67,7 @@ Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
     if (state_ == before) break;
   }
   StepDownWhenIsolated();
+  HandOverOnFreshList();
   RestartAfterHandover();
   ReconcilePriority();
   UpdateProblems();

@@ -39,6 +39,10 @@
 //   StopOpenSm at once; the exit (while the port is Down) sends no HANDOVER
 //   and defers the restart until the port is back, then RestartOpenSm at the
 //   standby priority (StepDownWhenIsolated).
+//   MASTER's OpenSM exits with no STANDBY on an SM list older than the exit
+//   that names another SM: RECOVERING with RefreshSms; on the fresh list (or
+//   at exit_list_wait) a HANDOVER to its best STANDBY, else RestartOpenSm
+//   (HandOverOnFreshList).
 //
 // The full transition table (legal pairs, guards) is transition_table.cc;
 // every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.
@@ -145,6 +149,9 @@ class FailoverPolicy {
   bool OnStartupReady();
   bool OnOpenSmStarted();
   bool OnOpenSmExited();
+  void HandOverAfterExit(const SmEntry& best, const std::string& info);
+  bool PeerListedOnAnOldList() const;
+  void HandOverOnFreshList();
   bool TakeBackDuringHandover(const std::string& why);
   bool OnMasterLost();
   bool OnNoMaster();
@@ -252,6 +259,13 @@ class FailoverPolicy {
   };
   std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
+  // A MASTER's OpenSM exited with no STANDBY on an old SM list
+  // (HandOverOnFreshList): since the exit, and how it exited.
+  struct ExitWait {
+    TimePoint since{};
+    std::string info;
+  };
+  std::optional<ExitWait> exit_waits_for_list_;
 
   std::map<std::string, std::uint64_t> counters_;
   ProblemTracker problems_;

@@ -46,6 +46,12 @@ struct PolicyConfig {
   // coming up (DISCOVERING: an OpenSM just restarted) waits this long for it
   // to be STANDBY before it is refused for want of a standby.
   Duration command_standby_wait{3000};
+  // A MASTER's OpenSM that exits while its SM list is older than the exit
+  // and names another SM, none of them STANDBY, waits this long at most for
+  // a fresh list before it restarts in place instead of handing over. One
+  // watch round with the inventory takes a few hundred ms; after a handover
+  // the list names the old master MASTER for up to the inventory interval.
+  Duration exit_list_wait{1000};
   // A role standby whose port is not Active at its first start (no SM has
   // brought the subnet up: a cold start of both nodes) waits this long for
   // the role master to come up first, so that the two do not both become

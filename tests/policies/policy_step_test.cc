@@ -360,6 +360,97 @@ TEST(PolicyStepTest, AStandbyWhosePortFlappedRestartsWhenItsOpenSmExits) {
   EXPECT_EQ(Count(policy.Decide(exited, kT0 + Duration(450)), Action::Kind::kRestartOpenSm), 1);
 }
 
+// A STANDBY handed the mastership: its SM list (read every inventory
+// interval) still names the old master MASTER.
+FailoverPolicy MasterByAHandover(TimePoint& t) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation obs;
+  obs.opensm.running = true;
+  obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+  obs.local_port = LocalPort{4, 2, 2};
+  t = kT0 + Duration(150);
+  policy.Decide(obs, t);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  return policy;
+}
+
+Observation ExitedWithThePortActive() {
+  Observation obs;
+  obs.opensm.running = false;
+  obs.opensm.exit_info = "signal 9";
+  obs.local_port = LocalPort{4, 2, 2};
+  return obs;
+}
+
+// Its OpenSM killed within a second of the handover: the old master is
+// STANDBY by now, but the list says MASTER. The choice between a HANDOVER
+// and a restart in place is made on a fresh list, asked for at once.
+TEST(PolicyStepTest, AMastersExitOnAnOldListWaitsForAFreshOneAndHandsOver) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  Actions exited = policy.Decide(ExitedWithThePortActive(), t);
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0) << "restarted in place on an old list";
+  EXPECT_EQ(Count(exited, Action::Kind::kRefreshSms), 1);
+  EXPECT_EQ(Count(exited, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+
+  Observation fresh = ExitedWithThePortActive();
+  fresh.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kStandby, 5}};
+  Actions decided = policy.Decide(fresh, t + Duration(300));
+  const Action* handover = Find(decided, Action::Kind::kSendHandover);
+  ASSERT_NE(handover, nullptr);
+  EXPECT_EQ(handover->target_guid, kPeer);
+  EXPECT_EQ(Count(decided, Action::Kind::kRestartOpenSm), 0) << "restarts once the new master swept";
+}
+
+TEST(PolicyStepTest, AMastersExitRestartsInPlaceWhenTheFreshListHasNoStandby) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  policy.Decide(ExitedWithThePortActive(), t);
+  Observation fresh = ExitedWithThePortActive();
+  fresh.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 5}};
+  Actions decided = policy.Decide(fresh, t + Duration(300));
+  EXPECT_EQ(Count(decided, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(Count(decided, Action::Kind::kRestartOpenSm), 1);
+}
+
+// No fresh list comes (the MAD thread is stuck): the restart at
+// exit_list_wait, once.
+TEST(PolicyStepTest, AMastersExitWaitsForAFreshListOnlySoLong) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  policy.Decide(ExitedWithThePortActive(), t);
+  const Duration wait = policy.config().exit_list_wait;
+  int restarts = 0;
+  int restart_at_ms = -1;
+  for (int ms = 150; ms <= 3000; ms += 150) {
+    const int n = Count(policy.Decide(ExitedWithThePortActive(), t + Duration(ms)),
+                        Action::Kind::kRestartOpenSm);
+    if (n > 0 && restart_at_ms < 0) restart_at_ms = ms;
+    restarts += n;
+  }
+  EXPECT_EQ(restarts, 1);
+  ExpectFirstStepAfter(restart_at_ms, static_cast<int>(wait.count()));
+}
+
+// A master with no other SM listed loses nothing by waiting for a list
+// that cannot help: it restarts at once, as before.
+TEST(PolicyStepTest, ALoneMastersExitRestartsAtOnce) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  policy.Decide(obs, kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+  const TimePoint later = kT0 + policy.config().command_standby_wait + Duration(150);
+  policy.Decide(LocalMaster(4), later);
+  Actions exited = policy.Decide(Stopped(4), later + Duration(150));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 1);
+  EXPECT_EQ(Count(exited, Action::Kind::kRefreshSms), 0);
+}
+
 TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   constexpr Guid kOther = 0x0002c90300000003;
