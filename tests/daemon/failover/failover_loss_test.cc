@@ -44,6 +44,27 @@ TEST_F(FailoverLossTest, TheMasterListsTheStandby) {
   EXPECT_EQ(status->dump().find("NO_STANDBY"), std::string::npos) << status->dump();
 }
 
+// The standby takes mastership by a claim (`smctl failover` run on it: the
+// old master yields and its OpenSM stays, STANDBY), and its OpenSM is
+// killed at once. Its last SM list, read before, still names the old master
+// MASTER: the exit is decided on a fresh list, and the old master gets the
+// HANDOVER (no restart in place, no second without a master).
+TEST_F(FailoverLossTest, AMastersOpenSmKilledRightAfterAClaimHandsOverOnAFreshList) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  SmctlResult claimed = standby().Smctl({"--json", "failover", "--wait", "--timeout", "20"});
+  ASSERT_EQ(claimed.exit_code, 0) << claimed.Describe() << "\n" << bed().Diagnostics();
+  Result<pid_t> killed = standby().KillOpenSm();
+  ASSERT_TRUE(killed.ok()) << killed.error().message;
+
+  ExpectEvent(standby_name(), "handover-sent");
+  ExpectSoleMaster(master_name());
+  ExpectEveryCaFollows(master_name());
+  EXPECT_TRUE(bed().EventsOfKind(standby_name(), "master-lost").empty())
+      << "restarted in place\n" << bed().Diagnostics();
+}
+
 TEST_F(FailoverLossTest, KillOfTheMasterOpenSmMakesTheStandbyMaster) {
   FailoverBedOptions options;
   options.preempt = false;  // the returning node must stay a standby here
