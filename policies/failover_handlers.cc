@@ -33,6 +33,7 @@ bool FailoverPolicy::Handle(PolicyEvent event) {
     case E::kStopCommand: return OnStopCommand();
     case E::kRestartCommand: return OnRestartCommand();
     case E::kLocalSmSilent: return OnLocalSmSilent();
+    case E::kMasterNotSweeping: return OnMasterNotSweeping();
     case E::kLocalNotActive:
     case E::kLocalDiscovering:
     case E::kLocalStandby:
@@ -334,6 +335,33 @@ bool FailoverPolicy::OnLocalSmSilent() {
                                             " ms; stopping it"));
   Emit(Action::StopOpenSm());
   return true;
+}
+
+// A MASTER that does not manage the fabric (MasterNotSweepingDue) is
+// treated as failed: the best STANDBY is handed the mastership at once and
+// the local OpenSM killed (HandOverThenKill, as `smctl failover` does), or,
+// with no STANDBY, OpenSM is stopped and its exit restarts it: a fresh
+// OpenSM sweeps anew. Either way the fabric has a working master again
+// about a floor after master_sweep_timeout.
+bool FailoverPolicy::OnMasterNotSweeping() {
+  not_sweeping_acted_ = true;
+  ++counters_["master_not_sweeping"];
+  const auto since = local_master_since_.value_or(now_);
+  const std::string why =
+      "the local MASTER's OpenSM has not finished its first sweep " +
+      std::to_string(std::chrono::duration_cast<Duration>(now_ - since).count()) +
+      " ms after it became MASTER (no SUBNET UP)";
+  const auto best = BestStandby(view_, config_.local_guid);
+  if (best && best->lid != 0) {
+    Emit(Action::EmitEvent("MASTER_NOT_SWEEPING", why + "; handing over to " + Describe(*best)));
+    handover_target_ = best;
+    handover_reason_ = kNotSweepingReason;
+    direct_handover_ = true;
+    return true;  // HANDING_OVER: HandOverThenKill
+  }
+  Emit(Action::EmitEvent("MASTER_NOT_SWEEPING", why + "; no STANDBY: restarting OpenSM"));
+  Emit(Action::StopOpenSm());
+  return false;
 }
 
 bool FailoverPolicy::OnStopCommand() {

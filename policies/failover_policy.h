@@ -141,6 +141,7 @@ class FailoverPolicy {
   std::optional<SmEntry> Claimer() const;
   bool HandoverCompleteDue() const;
   bool StartupReadyDue() const;
+  bool MasterNotSweepingDue() const;
   bool Claiming() const;
 
   // failover_handlers.cc: one handler per event; the return value is the
@@ -167,6 +168,7 @@ class FailoverPolicy {
   bool OnRestartCommand();
   void ReplyWhenRestarted(SupervisorState next);
   bool OnLocalSmSilent();
+  bool OnMasterNotSweeping();
   void SetPriority(int priority);
 
   PolicyConfig config_;
@@ -205,6 +207,8 @@ class FailoverPolicy {
   std::uint32_t act_count_ = 0;
   std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen
   TimePoint local_act_at_{};                     // ... at this step
+  TimePoint local_busy_at_{};  // it last rose at kSweepingSmpsPerSecond
+  bool not_sweeping_acted_ = false;  // MASTER_NOT_SWEEPING acted on, this mastership
   // Polls (both smsupds, the inventory) make an idle OpenSM send ~20 MADs/s;
   // a heavy sweep sends thousands.
   static constexpr double kSweepingSmpsPerSecond = 100;
@@ -221,6 +225,8 @@ class FailoverPolicy {
   // timeouts (an SM port that no longer answers SMInfo: up to ~1 s with the
   // tuned timeouts), so a shorter lull does not end the sweep.
   static constexpr Duration kNewMasterQuiet{2000};
+  // handover_reason_ of a MASTER_NOT_SWEEPING handover.
+  static constexpr char kNotSweepingReason[] = "master not sweeping";
   TimePoint act_changed_at_;
   TimePoint standby_since_;
 

@@ -73,6 +73,14 @@ struct PolicyConfig {
   // the line never shows; a dead master's OpenSM, while the new master is
   // seen MASTER, restarts once that sweep reached its port, or after this.
   Duration first_sweep_hold{20000};
+  // A MASTER whose OpenSM has not logged the end of its first sweep as
+  // master (SUBNET UP) this long after it became MASTER, and has not sent
+  // SMPs at a sweep's rate for the last 2 s, does not manage the fabric (a
+  // MAD that never completes, a bug, a starved machine): it hands over to
+  // the best STANDBY, or restarts its OpenSM. The largest fabric measured
+  // (10,000 HCAs) ends its first sweep in ~14 s. YAML
+  // sm.failover.master_sweep_timeout_ms.
+  Duration master_sweep_timeout{30000};
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;
 };

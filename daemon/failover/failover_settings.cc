@@ -22,6 +22,7 @@ policy::PolicyConfig MakePolicyConfig(const config::Config& config, Guid local_p
   // fabric must not be taken over.
   policy.silent_sm_extra_misses = 7;
   policy.handover_timeout = std::chrono::milliseconds(sm.failover.handover_timeout_ms);
+  policy.master_sweep_timeout = std::chrono::milliseconds(sm.failover.master_sweep_timeout_ms);
   // The SMs smsupd expects: this port and the inventory's ports. Any other
   // SM (a switch-embedded one, a forgotten OpenSM) raises UNKNOWN_SM.
   policy.inventory.push_back(local_port);

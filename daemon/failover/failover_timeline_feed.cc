@@ -27,6 +27,7 @@ const std::map<std::string, std::string, std::less<>>& TimelineCauses() {
       {"OPENSM_RESTART_REQUESTED", "restart"},
       {"PREEMPT", "preempt"},
       {"ISOLATED_MASTER_STOPPED", "local_port_down"},
+      {"MASTER_NOT_SWEEPING", "master_not_sweeping"},
   };
   return causes;
 }

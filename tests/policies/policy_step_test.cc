@@ -451,6 +451,93 @@ TEST(PolicyStepTest, ALoneMastersExitRestartsAtOnce) {
   EXPECT_EQ(Count(exited, Action::Kind::kRefreshSms), 0);
 }
 
+// A MASTER at `act_count` in its first sweep (OpenSM logged "Entering
+// MASTER state" and no SUBNET UP since), with the peer STANDBY listed.
+Observation MasterInItsFirstSweep(std::uint32_t act_count, bool standby_listed = true) {
+  Observation obs = MasterWithAStandby();
+  obs.opensm.first_sweep_running = true;
+  obs.local_sm->act_count = act_count;
+  if (!standby_listed) obs.sms = std::vector<SmEntry>{{kLocal, 2, SmState::kMaster, 15}};
+  return obs;
+}
+
+// The first step at which `kind` is asked, stepping every 150 ms from kT0
+// with `observe(ms)`; -1 if never within `limit_ms`.
+template <typename Observe>
+int FirstStepWith(FailoverPolicy& policy, Action::Kind kind, int limit_ms, Observe observe) {
+  for (int ms = 150; ms <= limit_ms; ms += 150)
+    if (Count(policy.Decide(observe(ms), kT0 + Duration(ms)), kind) > 0) return ms;
+  return -1;
+}
+
+// Its first sweep waits for a MAD that never completes: no SUBNET UP, no
+// SMPs. At master_sweep_timeout it hands the mastership to the standby at
+// once and its OpenSM is killed (as `smctl failover` does).
+TEST(PolicyStepTest, AMasterThatNeverFinishesItsFirstSweepHandsOver) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100); });
+  ExpectFirstStepAfter(at, timeout_ms);
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+  EXPECT_EQ(policy.counters().at("master_not_sweeping"), 1u);
+}
+
+// A large fabric's first sweep is slow but sends thousands of SMPs: never
+// taken for a hang while it does; acted on once it has been quiet for 2 s.
+TEST(PolicyStepTest, AMastersSlowFirstSweepIsNotAHangWhileItSends) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(0), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int busy_until_ms = timeout_ms + 4950;  // a step
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, busy_until_ms + 5000, [&](int ms) {
+    return MasterInItsFirstSweep(static_cast<std::uint32_t>(std::min(ms, busy_until_ms)) * 2);
+  });
+  ExpectFirstStepAfter(at, busy_until_ms + 2000);
+}
+
+TEST(PolicyStepTest, AMasterThatFinishedItsFirstSweepIsNeverTakenForAHang) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation done = MasterInItsFirstSweep(100);
+  done.opensm.first_sweep_running = false;  // SUBNET UP logged
+  policy.Decide(done, kT0);
+  EXPECT_EQ(FirstStepWith(policy, Action::Kind::kHandOverThenKill, 120000, [&](int) { return done; }), -1);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+}
+
+// No STANDBY: the OpenSM is stopped, and its exit starts a fresh one.
+TEST(PolicyStepTest, AHungMasterWithoutAStandbyRestartsItsOpenSm) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100, false), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kStopOpenSm, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100, false); });
+  ExpectFirstStepAfter(at, timeout_ms);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  EXPECT_EQ(Count(policy.Decide(MasterInItsFirstSweep(100, false), kT0 + Duration(at + 150)),
+                  Action::Kind::kStopOpenSm), 0) << "asked once";
+  Actions exited = policy.Decide(Stopped(4), kT0 + Duration(at + 300));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 1);
+}
+
+// The HANDOVER of a hung master is not answered: the yield would need a
+// sweep from an OpenSM that finishes none, so it is stopped instead.
+TEST(PolicyStepTest, AHungMastersUnansweredHandoverStopsItsOpenSm) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100); });
+  ASSERT_GT(at, 0);
+  Observation failed = MasterInItsFirstSweep(100);
+  failed.direct_handover_failed = true;
+  Actions after = policy.Decide(failed, kT0 + Duration(at + 150));
+  EXPECT_EQ(Count(after, Action::Kind::kStopOpenSm), 1);
+  EXPECT_EQ(Count(after, Action::Kind::kSetLocalPriority), 0);
+}
+
 TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   constexpr Guid kOther = 0x0002c90300000003;
@@ -807,6 +894,39 @@ TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
       EXPECT_EQ(answered_at_ms, restarted_at_ms);
     }
   }
+}
+
+// The new master answers as MASTER (on every fresh SM list) but its first
+// sweep never reaches this node: it does not manage the fabric. The
+// operator's `failover --wait` is told so when the local OpenSM starts
+// again (first_sweep_hold), never that the handover was done.
+TEST(PolicyStepTest, AnOperatorFailoverToAMasterThatNeverSweepsFails) {
+  Observation obs = MasterWithAStandby();
+  FailoverPolicy policy = AdoptedMasterOf(obs);
+  obs.command = OperatorCommand{};
+  const TimePoint asked = kT0 + Duration(1000);
+  ASSERT_NE(Find(policy.Decide(obs, asked), Action::Kind::kHandOverThenKill), nullptr);
+  obs.command.reset();
+  obs.opensm.running = false;
+  obs.opensm.exit_info = "signal 9";
+  obs.local_sm.reset();
+  std::optional<bool> answered;
+  int answered_at_ms = -1;
+  int restarted_at_ms = -1;
+  for (int ms = 150; ms <= 30000 && restarted_at_ms < 0; ms += 150) {
+    // Its SMInfo says MASTER (read directly: no SA); the port still names
+    // the old master, whose SM no longer answers.
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
+    Actions a = policy.Decide(obs, asked + Duration(ms));
+    for (const Action& reply : a)
+      if (reply.kind == Action::Kind::kReplyToOperator) answered = reply.ok, answered_at_ms = ms;
+    if (Find(a, Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+  }
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_FALSE(*answered) << "a master that never swept this node was reported as done";
+  // Counted from the exit, seen in the first step.
+  ExpectFirstStepAfter(restarted_at_ms, 150 + static_cast<int>(policy.config().first_sweep_hold.count()));
+  EXPECT_EQ(answered_at_ms, restarted_at_ms);
 }
 
 // The HANDOVER of an operator failover went unanswered (or the target did
