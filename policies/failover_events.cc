@@ -205,7 +205,9 @@ bool FailoverPolicy::MasterNotSweepingDue() const {
   if (state_ != SupervisorState::kMaster || LocalState() != SmState::kMaster) return false;
   if (not_sweeping_acted_ || !observation_->opensm.first_sweep_running || !local_master_since_)
     return false;
-  if (now_ - *local_master_since_ < config_.master_sweep_timeout) return false;
+  if (config_.master_sweep_timeout <= Duration(0) ||
+      now_ - *local_master_since_ < config_.master_sweep_timeout)
+    return false;
   return now_ - local_busy_at_ >= kNewMasterQuiet;
 }
 

@@ -79,7 +79,8 @@ struct PolicyConfig {
   // MAD that never completes, a bug, a starved machine): it hands over to
   // the best STANDBY, or restarts its OpenSM. The largest fabric measured
   // (10,000 HCAs) ends its first sweep in ~14 s. YAML
-  // sm.failover.master_sweep_timeout_ms.
+  // sm.failover.master_sweep_timeout_ms; zero: off (OpenSM's options hide
+  // the SUBNET UP line).
   Duration master_sweep_timeout{30000};
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;

@@ -507,6 +507,18 @@ TEST(PolicyStepTest, AMasterThatFinishedItsFirstSweepIsNeverTakenForAHang) {
   EXPECT_EQ(policy.state(), SupervisorState::kMaster);
 }
 
+// Zero turns the rule off (the daemon's choice when OpenSM's options hide
+// the SUBNET UP line it waits for).
+TEST(PolicyStepTest, AMasterSweepTimeoutOfZeroIsOff) {
+  PolicyConfig config = Config(Role::kMaster);
+  config.master_sweep_timeout = Duration(0);
+  FailoverPolicy policy(config, kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  EXPECT_EQ(FirstStepWith(policy, Action::Kind::kHandOverThenKill, 120000,
+                          [](int) { return MasterInItsFirstSweep(100); }), -1);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+}
+
 // No STANDBY: the OpenSM is stopped, and its exit starts a fresh one.
 TEST(PolicyStepTest, AHungMasterWithoutAStandbyRestartsItsOpenSm) {
   FailoverPolicy policy(Config(Role::kMaster), kT0);
