@@ -86,6 +86,9 @@ struct FailoverSettings {
   int inventory_interval_ms = 2000;  // SA SMInfoRecords + direct SMInfo of known SMs, 500..60000
   int hold_time_s = 60;              // a returning master's healthy time before preempting, 0..3600
   int handover_timeout_ms = 5000;    // a handover not seen on the fabric by then failed, 1000..60000
+  // A MASTER whose OpenSM has not ended its first sweep (SUBNET UP) by then,
+  // and has stopped sending at a sweep's rate, is treated as failed, 5000..600000.
+  int master_sweep_timeout_ms = 30000;
 };
 
 struct SmSettings {

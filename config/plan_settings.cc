@@ -96,6 +96,8 @@ void CompareSm(const SmSettings& before, const SmSettings& after, SettingLines& 
                 b.inventory_interval_ms);
   lines.Compare("sm.failover.hold_time_s", a.hold_time_s, b.hold_time_s);
   lines.Compare("sm.failover.handover_timeout_ms", a.handover_timeout_ms, b.handover_timeout_ms);
+  lines.Compare("sm.failover.master_sweep_timeout_ms", a.master_sweep_timeout_ms,
+                b.master_sweep_timeout_ms);
 }
 
 bool SameCables(const std::vector<DeclaredCable>& before, const std::vector<DeclaredCable>& after) {

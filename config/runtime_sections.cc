@@ -39,7 +39,8 @@ void ReadFailoverSection(const YAML::Node& node, ValidationState& state) {
                    {"miss_threshold", 1, 20, &failover.miss_threshold},
                    {"inventory_interval_ms", 500, 60000, &failover.inventory_interval_ms},
                    {"hold_time_s", 0, 3600, &failover.hold_time_s},
-                   {"handover_timeout_ms", 1000, kMaxHandoverTimeoutMs, &failover.handover_timeout_ms}},
+                   {"handover_timeout_ms", 1000, kMaxHandoverTimeoutMs, &failover.handover_timeout_ms},
+                   {"master_sweep_timeout_ms", 5000, 600000, &failover.master_sweep_timeout_ms}},
                   state);
   int detection_ms = failover.poll_interval_ms * failover.miss_threshold;
   if (detection_ms >= kOpenSmOwnTakeoverMs)

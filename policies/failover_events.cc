@@ -161,6 +161,7 @@ void FailoverPolicy::ExtendHandoverWhileSweeping() {
       local_act_count_ && RoseAtSweepRate(*local_act_count_, local_act_at_, local->act_count, now_);
   local_act_count_ = local->act_count;
   local_act_at_ = now_;
+  if (sweeping) local_busy_at_ = now_;
   if (state_ != SupervisorState::kHandingOver || local->state != SmState::kMaster || !sweeping) return;
   deadline_ = std::max(deadline_, std::min(now_ + config_.handover_timeout,
                                            entered_at_ + config_.handover_sweep_limit));
@@ -194,6 +195,20 @@ bool FailoverPolicy::CommandWaitsForAStandby() const {
   for (const SmEntry& sm : view_)
     if (sm.guid != config_.local_guid && sm.state == SmState::kDiscovering) return true;
   return peer_active_at_ && now_ - *peer_active_at_ < config_.command_standby_wait;
+}
+
+// The local OpenSM became MASTER master_sweep_timeout ago and has logged no
+// SUBNET UP since, and is not sending at a sweep's rate (a large fabric's
+// first sweep may be slow, but it keeps sending): its sweep waits for
+// something that will not come. Once per mastership.
+bool FailoverPolicy::MasterNotSweepingDue() const {
+  if (state_ != SupervisorState::kMaster || LocalState() != SmState::kMaster) return false;
+  if (not_sweeping_acted_ || !observation_->opensm.first_sweep_running || !local_master_since_)
+    return false;
+  if (config_.master_sweep_timeout <= Duration(0) ||
+      now_ - *local_master_since_ < config_.master_sweep_timeout)
+    return false;
+  return now_ - local_busy_at_ >= kNewMasterQuiet;
 }
 
 bool FailoverPolicy::NoMasterDue() const {
@@ -291,6 +306,7 @@ std::vector<PolicyEvent> FailoverPolicy::DeriveEvents() const {
   if (local_silent_since_ && !hang_acted_ &&
       now_ - *local_silent_since_ >= config_.local_silent_timeout)
     events.push_back(E::kLocalSmSilent);
+  if (MasterNotSweepingDue()) events.push_back(E::kMasterNotSweeping);
   if (HandoverCompleteDue()) events.push_back(E::kHandoverComplete);
   if (MasterLostDue()) events.push_back(E::kMasterLost);
   if (NoMasterDue()) events.push_back(E::kNoMaster);

@@ -33,6 +33,7 @@ bool FailoverPolicy::Handle(PolicyEvent event) {
     case E::kStopCommand: return OnStopCommand();
     case E::kRestartCommand: return OnRestartCommand();
     case E::kLocalSmSilent: return OnLocalSmSilent();
+    case E::kMasterNotSweeping: return OnMasterNotSweeping();
     case E::kLocalNotActive:
     case E::kLocalDiscovering:
     case E::kLocalStandby:
@@ -95,15 +96,19 @@ bool FailoverPolicy::OnOpenSmExited() {
   }
   if (was_master) {
     if (auto best = BestStandby(view_, config_.local_guid)) {
-      Emit(Action::SendHandover(best->guid, best->lid, "local MASTER OpenSM exited (" + info + ")"));
-      Emit(Action::EmitEvent("HANDOVER_SENT", "to " + Describe(*best) + " after OpenSM " + info));
+      HandOverAfterExit(*best, info);
       master = best;
       // An operator's restart-opensm starts again at once; any other exit
       // waits for the new master.
-      if (!restarting_) {
-        restart_after_handover_ = PendingRestart::To(best->guid, now_);
-        deferred = true;
-      }
+      deferred = !restarting_;
+    } else if (!restarting_ && PeerListedOnAnOldList()) {
+      exit_waits_for_list_ = ExitWait{now_, info};
+      Emit(Action::EmitEvent("OPENSM_EXIT_WAITS_FOR_SM_LIST",
+                             "local MASTER OpenSM exited (" + info +
+                                 "); no STANDBY on the last SM list: deciding on a fresh one"));
+      Emit(Action::RefreshSms());
+      if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+      return true;  // HandOverOnFreshList hands over or restarts
     } else {
       Emit(Action::EmitEvent("MASTER_LOST", "local MASTER OpenSM exited (" + info +
                                                 "); no STANDBY to hand over to"));
@@ -116,6 +121,57 @@ bool FailoverPolicy::OnOpenSmExited() {
   commanded_priority_ = priority;
   Emit(Action::RestartOpenSm(priority));
   return true;
+}
+
+// The HANDOVER of a dead MASTER's smsupd to the best STANDBY, and the
+// restart that waits for it (RestartAfterHandover).
+void FailoverPolicy::HandOverAfterExit(const SmEntry& best, const std::string& info) {
+  Emit(Action::SendHandover(best.guid, best.lid, "local MASTER OpenSM exited (" + info + ")"));
+  Emit(Action::EmitEvent("HANDOVER_SENT", "to " + Describe(best) + " after OpenSM " + info));
+  if (!restarting_) restart_after_handover_ = PendingRestart::To(best.guid, now_);
+}
+
+// Another SM is on the SM list, in a state other than STANDBY, and the list
+// is older than this step. After a handover the list (read every
+// inventory interval, 2 s) still shows the old master as MASTER, or not
+// yet at all, for up to that long after it went STANDBY.
+bool FailoverPolicy::PeerListedOnAnOldList() const {
+  if (sms_fresh_at_ >= now_) return false;
+  for (const SmEntry& sm : view_)
+    if (sm.guid != config_.local_guid && sm.state != SmState::kNotActive) return true;
+  return peer_active_at_ && now_ - *peer_active_at_ < config_.command_standby_wait;
+}
+
+// A MASTER's OpenSM exited with no STANDBY on an old SM list while another
+// SM was listed (OnOpenSmExited): the same choice on a fresh list, asked for
+// at the exit (one watch round, a few hundred ms), or on a direct read of a
+// STANDBY before it: a HANDOVER to the best STANDBY, else a restart in place.
+// Without a list by exit_list_wait, the restart: this node must have an SM.
+// Restarting in place on the old list cost 1.2 s without a master when the
+// OpenSM of a master made by a handover was killed within a second (its
+// OpenSM's own discovery), against the ~0.3 s of a HANDOVER.
+void FailoverPolicy::HandOverOnFreshList() {
+  if (!exit_waits_for_list_) return;
+  if (state_ != SupervisorState::kRecovering || observation_->opensm.running || stopping_) {
+    exit_waits_for_list_.reset();  // stopped, or started by another path meanwhile
+    return;
+  }
+  const ExitWait wait = *exit_waits_for_list_;
+  const auto best = BestStandby(view_, config_.local_guid);
+  const bool fresh = sms_fresh_at_ > wait.since;
+  if (!best && !fresh && now_ - wait.since < config_.exit_list_wait) return;
+  exit_waits_for_list_.reset();
+  if (best) {
+    HandOverAfterExit(*best, wait.info);
+    return;
+  }
+  Emit(Action::EmitEvent("MASTER_LOST", "local MASTER OpenSM exited (" + wait.info + "); " +
+                                            (fresh ? "no STANDBY on a fresh SM list"
+                                                   : "no fresh SM list in time") +
+                                            ": restarting it"));
+  const int priority = StartPriority(config_, RemoteMaster());
+  commanded_priority_ = priority;
+  Emit(Action::RestartOpenSm(priority));
 }
 
 // A handover whose new master is lost before it was confirmed: this SM
@@ -279,6 +335,33 @@ bool FailoverPolicy::OnLocalSmSilent() {
                                             " ms; stopping it"));
   Emit(Action::StopOpenSm());
   return true;
+}
+
+// A MASTER that does not manage the fabric (MasterNotSweepingDue) is
+// treated as failed: the best STANDBY is handed the mastership at once and
+// the local OpenSM killed (HandOverThenKill, as `smctl failover` does), or,
+// with no STANDBY, OpenSM is stopped and its exit restarts it: a fresh
+// OpenSM sweeps anew. Either way the fabric has a working master again
+// about a floor after master_sweep_timeout.
+bool FailoverPolicy::OnMasterNotSweeping() {
+  not_sweeping_acted_ = true;
+  ++counters_["master_not_sweeping"];
+  const auto since = local_master_since_.value_or(now_);
+  const std::string why =
+      "the local MASTER's OpenSM has not finished its first sweep " +
+      std::to_string(std::chrono::duration_cast<Duration>(now_ - since).count()) +
+      " ms after it became MASTER (no SUBNET UP)";
+  const auto best = BestStandby(view_, config_.local_guid);
+  if (best && best->lid != 0) {
+    Emit(Action::EmitEvent("MASTER_NOT_SWEEPING", why + "; handing over to " + Describe(*best)));
+    handover_target_ = best;
+    handover_reason_ = kNotSweepingReason;
+    direct_handover_ = true;
+    return true;  // HANDING_OVER: HandOverThenKill
+  }
+  Emit(Action::EmitEvent("MASTER_NOT_SWEEPING", why + "; no STANDBY: restarting OpenSM"));
+  Emit(Action::StopOpenSm());
+  return false;
 }
 
 bool FailoverPolicy::OnStopCommand() {

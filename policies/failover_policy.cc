@@ -67,6 +67,7 @@ Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
     if (state_ == before) break;
   }
   StepDownWhenIsolated();
+  HandOverOnFreshList();
   RestartAfterHandover();
   ReconcilePriority();
   UpdateProblems();
@@ -91,8 +92,12 @@ void FailoverPolicy::Absorb(const Observation& observation) {
   }
   const bool local_master = running && observation.local_sm &&
                             observation.local_sm->state == SmState::kMaster;
-  if (!local_master) local_master_since_.reset();
-  else if (!local_master_since_) local_master_since_ = now_;
+  if (!local_master) {
+    local_master_since_.reset();
+    not_sweeping_acted_ = false;
+  } else if (!local_master_since_) {
+    local_master_since_ = now_;
+  }
   BuildView();
   for (const SmEntry& sm : view_)
     if (sm.guid != config_.local_guid && sm.state != SmState::kNotActive) peer_active_at_ = now_;
@@ -109,6 +114,16 @@ void FailoverPolicy::YieldIfHandoverFailed() {
       !direct_handover_)
     return;
   direct_handover_ = false;
+  if (handover_reason_ == kNotSweepingReason) {
+    // The yield needs a sweep from an OpenSM that does not finish one: stop
+    // it instead; its exit hands over or restarts it (OnOpenSmExited).
+    Emit(Action::EmitEvent("HANDOVER_NOT_ANSWERED",
+                           "the HANDOVER to " +
+                               (handover_target_ ? FormatGuid(handover_target_->guid) : "?") +
+                               " was not answered; stopping the local OpenSM"));
+    Emit(Action::StopOpenSm());
+    return;
+  }
   deadline_ = now_ + config_.handover_timeout;
   Emit(Action::EmitEvent("HANDOVER_NOT_ANSWERED",
                          "the HANDOVER to " +
@@ -246,17 +261,34 @@ void FailoverPolicy::ReconcilePriority() {
 // OpenSM at once (OnOpenSmExited defers the restart) and starts a fresh one
 // at the standby priority once the port is no longer Down: it rejoins like
 // any returning node, and the preempt hold time applies from then.
+// Any other running OpenSM whose port goes Down takes the same path: a
+// STANDBY, and a MASTER whose OpenSM saw "SM port is down" before smsupd saw
+// the port (it then reports DISCOVERING). Nothing can reach the subnet
+// through a Down port, and what that OpenSM believes when the link returns
+// is stale. A fresh OpenSM started when the port is back also registers its
+// SM class anew, which sets IsSM in the port's CapabilityMask: a master
+// reads the SMInfo of an end port only if that bit is set
+// (osm_port_info_rcv.c, pi_rcv_process_endport), and the simulator's ReLink
+// clears it (docs/known-issues.md).
 void FailoverPolicy::StepDownWhenIsolated() {
   const auto& port = observation_->local_port;
   if (!port) return;
   const bool down = port->port_state == 1;
-  if (down && observation_->opensm.running && state_ == SupervisorState::kMaster &&
-      !isolation_stop_sent_) {
+  const bool master = state_ == SupervisorState::kMaster;
+  const bool stoppable = state_ != SupervisorState::kStopping && state_ != SupervisorState::kStopped &&
+                         state_ != SupervisorState::kRecovering;
+  if (down && observation_->opensm.running && stoppable && !isolation_stop_sent_) {
     isolation_stop_sent_ = true;
-    ++counters_["isolated_master"];
-    Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
-                           "local port Down while MASTER: OpenSM stopped, so it cannot return as a "
-                           "second MASTER; a standby starts when the port is back"));
+    if (master) {
+      ++counters_["isolated_master"];
+      Emit(Action::EmitEvent("ISOLATED_MASTER_STOPPED",
+                             "local port Down while MASTER: OpenSM stopped, so it cannot return as "
+                             "a second MASTER; a standby starts when the port is back"));
+    } else {
+      Emit(Action::EmitEvent("ISOLATED_SM_STOPPED",
+                             std::string("local port Down while ") + SupervisorStateName(state_) +
+                                 ": OpenSM stopped; a fresh standby starts when the port is back"));
+    }
     Emit(Action::StopOpenSm());
     return;
   }
@@ -287,8 +319,11 @@ void FailoverPolicy::StepDownWhenIsolated() {
 // port named the master at ~5 s); an OpenSM started meanwhile can miss the
 // busy master's SMInfo in its own discovery and make itself MASTER.
 // smctl failover's reply does not wait for the end of that sweep: the
-// handover is done once the port names the new master (or, if it never
-// does, at the restart, while the new master is seen MASTER).
+// handover is done once the port names the new master. A new master whose
+// sweep never gets that far before the restart does not manage the fabric,
+// even if it answers as MASTER (its sweep waits for something that will not
+// come): the reply is a failure, and that master's own smsupd replaces it
+// (MASTER_NOT_SWEEPING).
 void FailoverPolicy::RestartAfterHandover() {
   if (!restart_after_handover_) return;
   if (state_ != SupervisorState::kRecovering || observation_->opensm.running || stopping_) {
@@ -312,17 +347,23 @@ void FailoverPolicy::RestartAfterHandover() {
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
   const bool restart = (shown && !sweeping) || now_ >= deadline;
-  if ((shown || (restart && serving)) && std::exchange(reply_when_shown_, false)) {
+  if (shown && std::exchange(reply_when_shown_, false)) {
     problems_.ClearSticky(kProblemHandoverFailed);
     Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + FormatGuid(new_master)));
     Emit(Action::Reply(true, "mastership handed over to " + FormatGuid(new_master) +
                                  "; the local OpenSM starts again as a standby"));
   }
   if (!restart) return;
+  const auto waited = std::chrono::duration_cast<Duration>(now_ - restart_after_handover_->since);
   restart_after_handover_.reset();
-  if (std::exchange(reply_when_shown_, false))
-    Emit(Action::Reply(false, FormatGuid(new_master) + " answered the HANDOVER but is not seen "
-                              "as MASTER; the local OpenSM starts again"));
+  if (std::exchange(reply_when_shown_, false)) {
+    Emit(Action::Reply(false, FormatGuid(new_master) +
+                                  (serving ? " is MASTER but its first sweep has not reached this "
+                                             "node in " + std::to_string(waited.count()) +
+                                             " ms: it does not manage the fabric"
+                                           : " answered the HANDOVER but is not seen as MASTER") +
+                                  "; the local OpenSM starts again"));
+  }
   const int priority = StartPriority(config_, master);
   commanded_priority_ = priority;
   Emit(Action::RestartOpenSm(priority));

@@ -35,9 +35,14 @@
 //   STOPPING --OPENSM_EXITED / DEADLINE--> STOPPED.
 //   LOCAL_SM_SILENT (OpenSM runs, SMInfo unanswered): StopOpenSm, same state;
 //   the exit that follows takes the OPENSM_EXITED path.
-//   MASTER with the local port Down: StopOpenSm at once; the exit (while the
-//   port is Down) sends no HANDOVER and defers the restart until the port is
-//   back, then RestartOpenSm at the standby priority (StepDownWhenIsolated).
+//   MASTER (or any other state with OpenSM running) with the local port Down:
+//   StopOpenSm at once; the exit (while the port is Down) sends no HANDOVER
+//   and defers the restart until the port is back, then RestartOpenSm at the
+//   standby priority (StepDownWhenIsolated).
+//   MASTER's OpenSM exits with no STANDBY on an SM list older than the exit
+//   that names another SM: RECOVERING with RefreshSms; on the fresh list (or
+//   at exit_list_wait) a HANDOVER to its best STANDBY, else RestartOpenSm
+//   (HandOverOnFreshList).
 //
 // The full transition table (legal pairs, guards) is transition_table.cc;
 // every pair not in it is reported as FAILOVER_ILLEGAL_EVENT and ignored.
@@ -136,6 +141,7 @@ class FailoverPolicy {
   std::optional<SmEntry> Claimer() const;
   bool HandoverCompleteDue() const;
   bool StartupReadyDue() const;
+  bool MasterNotSweepingDue() const;
   bool Claiming() const;
 
   // failover_handlers.cc: one handler per event; the return value is the
@@ -144,6 +150,9 @@ class FailoverPolicy {
   bool OnStartupReady();
   bool OnOpenSmStarted();
   bool OnOpenSmExited();
+  void HandOverAfterExit(const SmEntry& best, const std::string& info);
+  bool PeerListedOnAnOldList() const;
+  void HandOverOnFreshList();
   bool TakeBackDuringHandover(const std::string& why);
   bool OnMasterLost();
   bool OnNoMaster();
@@ -159,6 +168,7 @@ class FailoverPolicy {
   bool OnRestartCommand();
   void ReplyWhenRestarted(SupervisorState next);
   bool OnLocalSmSilent();
+  bool OnMasterNotSweeping();
   void SetPriority(int priority);
 
   PolicyConfig config_;
@@ -197,6 +207,8 @@ class FailoverPolicy {
   std::uint32_t act_count_ = 0;
   std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen
   TimePoint local_act_at_{};                     // ... at this step
+  TimePoint local_busy_at_{};  // it last rose at kSweepingSmpsPerSecond
+  bool not_sweeping_acted_ = false;  // MASTER_NOT_SWEEPING acted on, this mastership
   // Polls (both smsupds, the inventory) make an idle OpenSM send ~20 MADs/s;
   // a heavy sweep sends thousands.
   static constexpr double kSweepingSmpsPerSecond = 100;
@@ -213,6 +225,8 @@ class FailoverPolicy {
   // timeouts (an SM port that no longer answers SMInfo: up to ~1 s with the
   // tuned timeouts), so a shorter lull does not end the sweep.
   static constexpr Duration kNewMasterQuiet{2000};
+  // handover_reason_ of a MASTER_NOT_SWEEPING handover.
+  static constexpr char kNotSweepingReason[] = "master not sweeping";
   TimePoint act_changed_at_;
   TimePoint standby_since_;
 
@@ -251,6 +265,13 @@ class FailoverPolicy {
   };
   std::optional<PendingRestart> restart_after_handover_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
+  // A MASTER's OpenSM exited with no STANDBY on an old SM list
+  // (HandOverOnFreshList): since the exit, and how it exited.
+  struct ExitWait {
+    TimePoint since{};
+    std::string info;
+  };
+  std::optional<ExitWait> exit_waits_for_list_;
 
   std::map<std::string, std::uint64_t> counters_;
   ProblemTracker problems_;

@@ -46,6 +46,12 @@ struct PolicyConfig {
   // coming up (DISCOVERING: an OpenSM just restarted) waits this long for it
   // to be STANDBY before it is refused for want of a standby.
   Duration command_standby_wait{3000};
+  // A MASTER's OpenSM that exits while its SM list is older than the exit
+  // and names another SM, none of them STANDBY, waits this long at most for
+  // a fresh list before it restarts in place instead of handing over. One
+  // watch round with the inventory takes a few hundred ms; after a handover
+  // the list names the old master MASTER for up to the inventory interval.
+  Duration exit_list_wait{1000};
   // A role standby whose port is not Active at its first start (no SM has
   // brought the subnet up: a cold start of both nodes) waits this long for
   // the role master to come up first, so that the two do not both become
@@ -67,6 +73,15 @@ struct PolicyConfig {
   // the line never shows; a dead master's OpenSM, while the new master is
   // seen MASTER, restarts once that sweep reached its port, or after this.
   Duration first_sweep_hold{20000};
+  // A MASTER whose OpenSM has not logged the end of its first sweep as
+  // master (SUBNET UP) this long after it became MASTER, and has not sent
+  // SMPs at a sweep's rate for the last 2 s, does not manage the fabric (a
+  // MAD that never completes, a bug, a starved machine): it hands over to
+  // the best STANDBY, or restarts its OpenSM. The largest fabric measured
+  // (10,000 HCAs) ends its first sweep in ~14 s. YAML
+  // sm.failover.master_sweep_timeout_ms; zero: off (OpenSM's options hide
+  // the SUBNET UP line).
+  Duration master_sweep_timeout{30000};
   // Known SM port GUIDs (inventory). Empty: the check is off.
   std::vector<Guid> inventory;
 };

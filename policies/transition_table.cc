@@ -103,6 +103,12 @@ const std::vector<Transition> kTable = {
     {S::kHandingOver, E::kLocalSmSilent, S::kHandingOver, S::kHandingOver, "stop it"},
     {S::kStopping, E::kLocalSmSilent, S::kStopping, S::kStopping, "being stopped"},
 
+    // A MASTER whose OpenSM has not finished its first sweep within
+    // master_sweep_timeout does not manage the fabric: it hands over to the
+    // best STANDBY (HandOverThenKill), or, with none, its OpenSM is stopped
+    // and the exit restarts it (RECOVERING).
+    {S::kMaster, E::kMasterNotSweeping, S::kHandingOver, S::kMaster, "a standby to hand over to"},
+
     // STOPPING / STOPPED.
     {S::kStopping, E::kOpenSmExited, S::kStopped, S::kStopped, ""},
     {S::kStopping, E::kLocalNotActive, S::kStopping, S::kStopping, "exiting"},
@@ -168,6 +174,7 @@ const char* PolicyEventName(PolicyEvent event) {
     case E::kLocalStandby: return "LOCAL_STANDBY";
     case E::kLocalMaster: return "LOCAL_MASTER";
     case E::kLocalSmSilent: return "LOCAL_SM_SILENT";
+    case E::kMasterNotSweeping: return "MASTER_NOT_SWEEPING";
     case E::kMasterLost: return "MASTER_LOST";
     case E::kNoMaster: return "NO_MASTER";
     case E::kDualMaster: return "DUAL_MASTER";

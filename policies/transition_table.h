@@ -32,6 +32,7 @@ enum class PolicyEvent {
   kLocalStandby,
   kLocalMaster,
   kLocalSmSilent,     // the local OpenSM runs but has not answered SMInfo
+  kMasterNotSweeping, // the local MASTER's first sweep has not ended in time
   kMasterLost,        // remote master missed N polls and the cross-check agrees
   kNoMaster,          // no MASTER anywhere for no_master_grace
   kDualMaster,        // two or more MASTERs for dual_master_grace

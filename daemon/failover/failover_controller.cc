@@ -309,13 +309,14 @@ void FailoverController::OpenSmChanged(bool running, const std::string& exit_inf
   opensm_exit_info_ = running ? "" : exit_info;
   first_sweep_running_ = false;
   // Decided now, before the supervisor's back-off timer can restart it: a
-  // MASTER's OpenSM that died with a STANDBY to hand over to restarts only
-  // when the policy says (once the new master has swept this node).
+  // MASTER's OpenSM that died restarts only when the policy says (once the
+  // new master it handed over to has swept this node, or once a fresh SM
+  // list showed no STANDBY to hand over to); the policy's restart releases
+  // the hold at once.
   const bool was_master = policy_.state() == policy::SupervisorState::kMaster ||
                           policy_.state() == policy::SupervisorState::kHandingOver;
-  const bool standby_known = StandbyKnown();
   const bool port_down = last_round_.local_port && last_round_.local_port->port_state == kPortStateDown;
-  if (!running && was_master && standby_known && !port_down) local_sm_.HoldRestart();
+  if (!running && was_master && !port_down) local_sm_.HoldRestart();
   boost::asio::post(io_, [this] {
     if (!running_) return;
     Step(Observe(last_round_, false));

@@ -1,6 +1,24 @@
 #include "daemon/failover/failover_settings.h"
 
+#include <cstdlib>
+
 namespace smsupd {
+namespace {
+
+// The MASTER_NOT_SWEEPING rule waits for OpenSM's "SUBNET UP" line (an INFO
+// line, log_flags bit 0x02), read as soon as it is written (force_log_flush
+// TRUE, smsupd's default). sm.opensm.options that hide the line turn the
+// rule off: it would take every new master for a hung one.
+bool SubnetUpIsLogged(const config::OpenSmSettings& opensm) {
+  constexpr unsigned long kLogInfo = 0x02;
+  if (auto it = opensm.options.find("force_log_flush"); it != opensm.options.end() && it->second != "TRUE")
+    return false;
+  if (auto it = opensm.options.find("log_flags"); it != opensm.options.end())
+    return (std::strtoul(it->second.c_str(), nullptr, 0) & kLogInfo) != 0;
+  return true;
+}
+
+}  // namespace
 
 policy::PolicyConfig MakePolicyConfig(const config::Config& config, Guid local_port) {
   const config::SmSettings& sm = config.sm;
@@ -22,6 +40,9 @@ policy::PolicyConfig MakePolicyConfig(const config::Config& config, Guid local_p
   // fabric must not be taken over.
   policy.silent_sm_extra_misses = 7;
   policy.handover_timeout = std::chrono::milliseconds(sm.failover.handover_timeout_ms);
+  policy.master_sweep_timeout = SubnetUpIsLogged(sm.opensm)
+                                    ? std::chrono::milliseconds(sm.failover.master_sweep_timeout_ms)
+                                    : std::chrono::milliseconds(0);
   // The SMs smsupd expects: this port and the inventory's ports. Any other
   // SM (a switch-embedded one, a forgotten OpenSM) raises UNKNOWN_SM.
   policy.inventory.push_back(local_port);

@@ -22,10 +22,12 @@ const std::map<std::string, std::string, std::less<>>& TimelineCauses() {
       {"NO_MASTER", "no_master"},
       {"DUAL_MASTER", "dual_master"},
       {"HANDOVER_SENT", "opensm_exit"},
+      {"OPENSM_EXIT_WAITS_FOR_SM_LIST", "opensm_exit"},
       {"FAILOVER_REQUESTED", "operator"},
       {"OPENSM_RESTART_REQUESTED", "restart"},
       {"PREEMPT", "preempt"},
       {"ISOLATED_MASTER_STOPPED", "local_port_down"},
+      {"MASTER_NOT_SWEEPING", "master_not_sweeping"},
   };
   return causes;
 }

@@ -36,6 +36,7 @@ TEST(ValidatorRuntime, DefaultsWhenAbsent) {
   EXPECT_EQ(config.sm.failover.inventory_interval_ms, 2000);
   EXPECT_EQ(config.sm.failover.hold_time_s, 60);
   EXPECT_EQ(config.sm.failover.handover_timeout_ms, 5000);
+  EXPECT_EQ(config.sm.failover.master_sweep_timeout_ms, 30000);
   EXPECT_EQ(config.generations.keep, 20);
   EXPECT_EQ(config.verify.sample_ports, 32);
   EXPECT_EQ(config.verify.timeout_s, 20);
@@ -49,7 +50,8 @@ TEST(ValidatorRuntime, EveryKeyIsRead) {
                    "    miss_threshold: 20\n"
                    "    inventory_interval_ms: 60000\n"
                    "    hold_time_s: 0\n"
-                   "    handover_timeout_ms: 1000\n"));
+                   "    handover_timeout_ms: 1000\n"
+                   "    master_sweep_timeout_ms: 5000\n"));
   ASSERT_TRUE(outcome.ok()) << AllDiagnostics(outcome);
   const Config& config = *outcome.config;
   EXPECT_EQ(config.sm.failover.poll_interval_ms, 50);
@@ -57,6 +59,7 @@ TEST(ValidatorRuntime, EveryKeyIsRead) {
   EXPECT_EQ(config.sm.failover.inventory_interval_ms, 60000);
   EXPECT_EQ(config.sm.failover.hold_time_s, 0);
   EXPECT_EQ(config.sm.failover.handover_timeout_ms, 1000);
+  EXPECT_EQ(config.sm.failover.master_sweep_timeout_ms, 5000);
   EXPECT_EQ(config.generations.keep, 2);
   EXPECT_EQ(config.verify.sample_ports, 0);
   EXPECT_EQ(config.verify.timeout_s, 600);
@@ -70,8 +73,9 @@ TEST(ValidatorRuntime, OutOfRangeValuesNameTheRange) {
                    "    miss_threshold: 21\n"
                    "    inventory_interval_ms: 499\n"
                    "    hold_time_s: 3601\n"
-                   "    handover_timeout_ms: 60001\n"));
-  ASSERT_EQ(outcome.ErrorCount(), 8) << AllDiagnostics(outcome);
+                   "    handover_timeout_ms: 60001\n"
+                   "    master_sweep_timeout_ms: 4999\n"));
+  ASSERT_EQ(outcome.ErrorCount(), 9) << AllDiagnostics(outcome);
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.poll_interval_ms")->Format(),
             "test.yaml:5:23: error: sm.failover.poll_interval_ms: 49 is out of range; expected an "
             "integer 50..1000");
@@ -83,6 +87,8 @@ TEST(ValidatorRuntime, OutOfRangeValuesNameTheRange) {
             "expected an integer 0..3600");
   EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.handover_timeout_ms")->valid,
             "expected an integer 1000..60000");
+  EXPECT_EQ(FindDiagnostic(outcome, "sm.failover.master_sweep_timeout_ms")->valid,
+            "expected an integer 5000..600000");
   EXPECT_EQ(FindDiagnostic(outcome, "generations.keep")->valid, "expected an integer 2..1000");
   EXPECT_EQ(FindDiagnostic(outcome, "verify.sample_ports")->valid, "expected an integer 0..100000");
   EXPECT_EQ(FindDiagnostic(outcome, "verify.timeout_s")->valid, "expected an integer 1..600");

@@ -297,6 +297,259 @@ TEST(PolicyStepTest, AStandbyWhosePortGoesDownChangesNothing) {
   EXPECT_EQ(Count(policy.Decide(obs, kT0 + Duration(150)), Action::Kind::kSetLocalPriority), 0);
 }
 
+// A STANDBY's link flaps: the OpenSM that ran through the outage is
+// stopped and a fresh one starts when the port is back, under the master it
+// knows. Nothing is left running on what it believed before the outage
+// (and a fresh OpenSM sets the port's IsSM bit, which a master's sweep needs
+// to find this SM).
+TEST(PolicyStepTest, AStandbyWhosePortWasDownStartsAFreshOpenSmWhenItIsBack) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  TimePoint t = kT0 + Duration(150);
+  Observation down = StandbyUnder(0, std::nullopt);
+  down.local_port->port_state = 1;
+  Actions stop = policy.Decide(down, t);
+  EXPECT_EQ(Count(stop, Action::Kind::kStopOpenSm), 1);
+  EXPECT_EQ(Count(stop, Action::Kind::kTakeOver), 0);
+  EXPECT_EQ(Count(policy.Decide(down, t + Duration(150)), Action::Kind::kStopOpenSm), 0);
+
+  Actions exited = policy.Decide(Stopped(1), t + Duration(300));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+  for (int i = 1; i <= 20; ++i)  // 3 s with the port Down: nothing starts
+    EXPECT_EQ(Count(policy.Decide(Stopped(1), t + Duration(300) + i * Duration(150)),
+                    Action::Kind::kRestartOpenSm), 0) << i;
+
+  Observation back = Stopped(2);
+  back.master = MasterWatch{kPeer, 1, 15, SmState::kMaster, 0, 100, std::nullopt};
+  Actions restarted = policy.Decide(back, t + Duration(4000));
+  const Action* restart = Find(restarted, Action::Kind::kRestartOpenSm);
+  ASSERT_NE(restart, nullptr);
+  EXPECT_EQ(restart->priority, policy.config().standby_priority);
+  EXPECT_EQ(Count(policy.Decide(back, t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
+}
+
+// OpenSM saw "SM port is down" in its first sweep as MASTER and went
+// DISCOVERING before smsupd read the port Down: the policy follows it to
+// DISCOVERING, and that OpenSM, left running, would come back through the
+// link as an SM no master's sweep reads (seen on the simulator: the node
+// never became STANDBY in its peer's list). It is stopped like a MASTER's.
+TEST(PolicyStepTest, AMasterThatWentDiscoveringWithItsPortDownIsStoppedToo) {
+  FailoverPolicy policy = AdoptedMaster();
+  TimePoint t = kT0 + Duration(150);
+  Actions down = policy.Decide(LocalMaster(1, SmState::kDiscovering), t);
+  EXPECT_EQ(policy.state(), SupervisorState::kDiscovering);
+  EXPECT_EQ(Count(down, Action::Kind::kStopOpenSm), 1);
+  Actions exited = policy.Decide(Stopped(1), t + Duration(150));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0);
+  EXPECT_EQ(Count(exited, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(3000)), Action::Kind::kRestartOpenSm), 1);
+}
+
+// A link that flaps faster than OpenSM exits: the exit comes with the port
+// up again, and OpenSM starts at once.
+TEST(PolicyStepTest, AStandbyWhosePortFlappedRestartsWhenItsOpenSmExits) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation down = StandbyUnder(0, std::nullopt);
+  down.local_port->port_state = 1;
+  EXPECT_EQ(Count(policy.Decide(down, kT0 + Duration(150)), Action::Kind::kStopOpenSm), 1);
+  Observation up = StandbyUnder(0, std::nullopt);
+  up.local_port->port_state = 2;
+  EXPECT_EQ(Count(policy.Decide(up, kT0 + Duration(300)), Action::Kind::kStopOpenSm), 0);
+  Observation exited = Stopped(2);
+  exited.master = MasterWatch{kPeer, 1, 15, SmState::kMaster, 0, 100, std::nullopt};
+  EXPECT_EQ(Count(policy.Decide(exited, kT0 + Duration(450)), Action::Kind::kRestartOpenSm), 1);
+}
+
+// A STANDBY handed the mastership: its SM list (read every inventory
+// interval) still names the old master MASTER.
+FailoverPolicy MasterByAHandover(TimePoint& t) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation obs;
+  obs.opensm.running = true;
+  obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+  obs.local_port = LocalPort{4, 2, 2};
+  t = kT0 + Duration(150);
+  policy.Decide(obs, t);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  return policy;
+}
+
+Observation ExitedWithThePortActive() {
+  Observation obs;
+  obs.opensm.running = false;
+  obs.opensm.exit_info = "signal 9";
+  obs.local_port = LocalPort{4, 2, 2};
+  return obs;
+}
+
+// Its OpenSM killed within a second of the handover: the old master is
+// STANDBY by now, but the list says MASTER. The choice between a HANDOVER
+// and a restart in place is made on a fresh list, asked for at once.
+TEST(PolicyStepTest, AMastersExitOnAnOldListWaitsForAFreshOneAndHandsOver) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  Actions exited = policy.Decide(ExitedWithThePortActive(), t);
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 0) << "restarted in place on an old list";
+  EXPECT_EQ(Count(exited, Action::Kind::kRefreshSms), 1);
+  EXPECT_EQ(Count(exited, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+
+  Observation fresh = ExitedWithThePortActive();
+  fresh.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kStandby, 5}};
+  Actions decided = policy.Decide(fresh, t + Duration(300));
+  const Action* handover = Find(decided, Action::Kind::kSendHandover);
+  ASSERT_NE(handover, nullptr);
+  EXPECT_EQ(handover->target_guid, kPeer);
+  EXPECT_EQ(Count(decided, Action::Kind::kRestartOpenSm), 0) << "restarts once the new master swept";
+}
+
+TEST(PolicyStepTest, AMastersExitRestartsInPlaceWhenTheFreshListHasNoStandby) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  policy.Decide(ExitedWithThePortActive(), t);
+  Observation fresh = ExitedWithThePortActive();
+  fresh.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 5}};
+  Actions decided = policy.Decide(fresh, t + Duration(300));
+  EXPECT_EQ(Count(decided, Action::Kind::kSendHandover), 0);
+  EXPECT_EQ(Count(decided, Action::Kind::kRestartOpenSm), 1);
+}
+
+// No fresh list comes (the MAD thread is stuck): the restart at
+// exit_list_wait, once.
+TEST(PolicyStepTest, AMastersExitWaitsForAFreshListOnlySoLong) {
+  TimePoint t;
+  FailoverPolicy policy = MasterByAHandover(t);
+  t += Duration(600);
+  policy.Decide(ExitedWithThePortActive(), t);
+  const Duration wait = policy.config().exit_list_wait;
+  int restarts = 0;
+  int restart_at_ms = -1;
+  for (int ms = 150; ms <= 3000; ms += 150) {
+    const int n = Count(policy.Decide(ExitedWithThePortActive(), t + Duration(ms)),
+                        Action::Kind::kRestartOpenSm);
+    if (n > 0 && restart_at_ms < 0) restart_at_ms = ms;
+    restarts += n;
+  }
+  EXPECT_EQ(restarts, 1);
+  ExpectFirstStepAfter(restart_at_ms, static_cast<int>(wait.count()));
+}
+
+// A master with no other SM listed loses nothing by waiting for a list
+// that cannot help: it restarts at once, as before.
+TEST(PolicyStepTest, ALoneMastersExitRestartsAtOnce) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs = LocalMaster(4);
+  obs.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  policy.Decide(obs, kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+  const TimePoint later = kT0 + policy.config().command_standby_wait + Duration(150);
+  policy.Decide(LocalMaster(4), later);
+  Actions exited = policy.Decide(Stopped(4), later + Duration(150));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 1);
+  EXPECT_EQ(Count(exited, Action::Kind::kRefreshSms), 0);
+}
+
+// A MASTER at `act_count` in its first sweep (OpenSM logged "Entering
+// MASTER state" and no SUBNET UP since), with the peer STANDBY listed.
+Observation MasterInItsFirstSweep(std::uint32_t act_count, bool standby_listed = true) {
+  Observation obs = MasterWithAStandby();
+  obs.opensm.first_sweep_running = true;
+  obs.local_sm->act_count = act_count;
+  if (!standby_listed) obs.sms = std::vector<SmEntry>{{kLocal, 2, SmState::kMaster, 15}};
+  return obs;
+}
+
+// The first step at which `kind` is asked, stepping every 150 ms from kT0
+// with `observe(ms)`; -1 if never within `limit_ms`.
+template <typename Observe>
+int FirstStepWith(FailoverPolicy& policy, Action::Kind kind, int limit_ms, Observe observe) {
+  for (int ms = 150; ms <= limit_ms; ms += 150)
+    if (Count(policy.Decide(observe(ms), kT0 + Duration(ms)), kind) > 0) return ms;
+  return -1;
+}
+
+// Its first sweep waits for a MAD that never completes: no SUBNET UP, no
+// SMPs. At master_sweep_timeout it hands the mastership to the standby at
+// once and its OpenSM is killed (as `smctl failover` does).
+TEST(PolicyStepTest, AMasterThatNeverFinishesItsFirstSweepHandsOver) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100); });
+  ExpectFirstStepAfter(at, timeout_ms);
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+  EXPECT_EQ(policy.counters().at("master_not_sweeping"), 1u);
+}
+
+// A large fabric's first sweep is slow but sends thousands of SMPs: never
+// taken for a hang while it does; acted on once it has been quiet for 2 s.
+TEST(PolicyStepTest, AMastersSlowFirstSweepIsNotAHangWhileItSends) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(0), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int busy_until_ms = timeout_ms + 4950;  // a step
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, busy_until_ms + 5000, [&](int ms) {
+    return MasterInItsFirstSweep(static_cast<std::uint32_t>(std::min(ms, busy_until_ms)) * 2);
+  });
+  ExpectFirstStepAfter(at, busy_until_ms + 2000);
+}
+
+TEST(PolicyStepTest, AMasterThatFinishedItsFirstSweepIsNeverTakenForAHang) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation done = MasterInItsFirstSweep(100);
+  done.opensm.first_sweep_running = false;  // SUBNET UP logged
+  policy.Decide(done, kT0);
+  EXPECT_EQ(FirstStepWith(policy, Action::Kind::kHandOverThenKill, 120000, [&](int) { return done; }), -1);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+}
+
+// Zero turns the rule off (the daemon's choice when OpenSM's options hide
+// the SUBNET UP line it waits for).
+TEST(PolicyStepTest, AMasterSweepTimeoutOfZeroIsOff) {
+  PolicyConfig config = Config(Role::kMaster);
+  config.master_sweep_timeout = Duration(0);
+  FailoverPolicy policy(config, kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  EXPECT_EQ(FirstStepWith(policy, Action::Kind::kHandOverThenKill, 120000,
+                          [](int) { return MasterInItsFirstSweep(100); }), -1);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+}
+
+// No STANDBY: the OpenSM is stopped, and its exit starts a fresh one.
+TEST(PolicyStepTest, AHungMasterWithoutAStandbyRestartsItsOpenSm) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100, false), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kStopOpenSm, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100, false); });
+  ExpectFirstStepAfter(at, timeout_ms);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  EXPECT_EQ(Count(policy.Decide(MasterInItsFirstSweep(100, false), kT0 + Duration(at + 150)),
+                  Action::Kind::kStopOpenSm), 0) << "asked once";
+  Actions exited = policy.Decide(Stopped(4), kT0 + Duration(at + 300));
+  EXPECT_EQ(Count(exited, Action::Kind::kRestartOpenSm), 1);
+}
+
+// The HANDOVER of a hung master is not answered: the yield would need a
+// sweep from an OpenSM that finishes none, so it is stopped instead.
+TEST(PolicyStepTest, AHungMastersUnansweredHandoverStopsItsOpenSm) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  policy.Decide(MasterInItsFirstSweep(100), kT0);
+  const int timeout_ms = static_cast<int>(policy.config().master_sweep_timeout.count());
+  const int at = FirstStepWith(policy, Action::Kind::kHandOverThenKill, timeout_ms + 3000,
+                               [](int) { return MasterInItsFirstSweep(100); });
+  ASSERT_GT(at, 0);
+  Observation failed = MasterInItsFirstSweep(100);
+  failed.direct_handover_failed = true;
+  Actions after = policy.Decide(failed, kT0 + Duration(at + 150));
+  EXPECT_EQ(Count(after, Action::Kind::kStopOpenSm), 1);
+  EXPECT_EQ(Count(after, Action::Kind::kSetLocalPriority), 0);
+}
+
 TEST(PolicyStepTest, NoTakeOverWhenAnotherSmIsAlreadyMaster) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   constexpr Guid kOther = 0x0002c90300000003;
@@ -653,6 +906,39 @@ TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
       EXPECT_EQ(answered_at_ms, restarted_at_ms);
     }
   }
+}
+
+// The new master answers as MASTER (on every fresh SM list) but its first
+// sweep never reaches this node: it does not manage the fabric. The
+// operator's `failover --wait` is told so when the local OpenSM starts
+// again (first_sweep_hold), never that the handover was done.
+TEST(PolicyStepTest, AnOperatorFailoverToAMasterThatNeverSweepsFails) {
+  Observation obs = MasterWithAStandby();
+  FailoverPolicy policy = AdoptedMasterOf(obs);
+  obs.command = OperatorCommand{};
+  const TimePoint asked = kT0 + Duration(1000);
+  ASSERT_NE(Find(policy.Decide(obs, asked), Action::Kind::kHandOverThenKill), nullptr);
+  obs.command.reset();
+  obs.opensm.running = false;
+  obs.opensm.exit_info = "signal 9";
+  obs.local_sm.reset();
+  std::optional<bool> answered;
+  int answered_at_ms = -1;
+  int restarted_at_ms = -1;
+  for (int ms = 150; ms <= 30000 && restarted_at_ms < 0; ms += 150) {
+    // Its SMInfo says MASTER (read directly: no SA); the port still names
+    // the old master, whose SM no longer answers.
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
+    Actions a = policy.Decide(obs, asked + Duration(ms));
+    for (const Action& reply : a)
+      if (reply.kind == Action::Kind::kReplyToOperator) answered = reply.ok, answered_at_ms = ms;
+    if (Find(a, Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+  }
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_FALSE(*answered) << "a master that never swept this node was reported as done";
+  // Counted from the exit, seen in the first step.
+  ExpectFirstStepAfter(restarted_at_ms, 150 + static_cast<int>(policy.config().first_sweep_hold.count()));
+  EXPECT_EQ(answered_at_ms, restarted_at_ms);
 }
 
 // The HANDOVER of an operator failover went unanswered (or the target did

@@ -25,6 +25,7 @@ const std::vector<S> kAllStates = {S::kStarting, S::kNotActive, S::kDiscovering,
 const std::vector<E> kAllEvents = {
     E::kStartupReady, E::kOpenSmStarted, E::kOpenSmExited, E::kLocalNotActive,
     E::kLocalDiscovering, E::kLocalStandby, E::kLocalMaster, E::kLocalSmSilent,
+    E::kMasterNotSweeping,
     E::kMasterLost, E::kNoMaster,
     E::kDualMaster, E::kClaimSeen, E::kHandoverComplete, E::kDeadline,
     E::kFailoverCommand, E::kStopCommand, E::kRestartCommand};
@@ -76,6 +77,10 @@ Observation ObservationFor(S from, E event, bool guard) {
     case E::kClaimSeen:
       sms = {{kTablePeer, 2, SmState::kStandby, 14}};
       if (!guard) sms.push_back({kThird, 3, SmState::kStandby, 15});
+      break;
+    case E::kMasterNotSweeping:
+      obs.opensm.first_sweep_running = true;
+      if (!guard) sms.clear();
       break;
     case E::kHandoverComplete: SetLocal(obs, SmState::kStandby, 0); break;
     case E::kFailoverCommand: case E::kStopCommand:

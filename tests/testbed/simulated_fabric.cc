@@ -185,7 +185,17 @@ std::map<std::string, std::string> SimulatedFabric::NodeEnvironment(const std::s
   const std::string preload = std::string(SMSUPD_TESTBED_MAD_TIMEOUT_PATH) + ":" + kUmad2SimLibrary;
   return {{"LD_PRELOAD", preload}, {"SIM_HOST", node},
           {"IBSIM_SOCKNAME", socket_name_}, {"OSM_TMP_DIR", dir + "/tmp"},
-          {"OSM_CACHE_DIR", dir + "/cache"}, {"ASAN_OPTIONS", asan_options}};
+          {"OSM_CACHE_DIR", dir + "/cache"}, {"ASAN_OPTIONS", asan_options},
+          {"SMSUPD_TESTBED_HANG_SWEEP_FILE", HangSweepFile(node)}};
+}
+
+std::string SimulatedFabric::HangSweepFile(const std::string& node) const { return dir_ + "/hang-sweep-" + node; }
+
+Status SimulatedFabric::HangNextSweep(const std::string& node) {
+  const std::string path = HangSweepFile(node);
+  std::ofstream out(path);
+  if (!out) return Error{"cannot create " + path};
+  return Status::Ok();
 }
 
 Result<std::string> SimulatedFabric::NewProcessDir(const std::string& label) {

@@ -57,6 +57,10 @@ class SimulatedFabric {
   // Drops `percent` of the MADs through a port (0 stops dropping).
   Status SetErrorRate(const std::string& node, int port, int percent);
 
+  // The next heavy sweep of an OpenSM on `node` (the first SubnGet(NodeInfo)
+  // it sends) waits for ever: that request is never sent and never times
+  // out (tests/testbed/mad_timeout/). One request, in one OpenSM.
+  Status HangNextSweep(const std::string& node);
   // Environment that attaches a libibumad program to `node`.
   std::map<std::string, std::string> NodeEnvironment(const std::string& node, const std::string& dir) const;
   // Runs argv on `node` in a fresh directory <fabric dir>/<label>. The
@@ -85,6 +89,7 @@ class SimulatedFabric {
  private:
   SimulatedFabric(Topology topology, FabricOptions options);
   Status Launch();
+  std::string HangSweepFile(const std::string& node) const;
   Status StartReaper();
   Result<std::unique_ptr<ChildProcess>> LaunchProbe();
 

@@ -26,7 +26,13 @@ std::string PartitionYaml(const PartitionSpec& partition) {
 std::string SmYaml(const SmsupdConfig& config) {
   std::string yaml = "sm:\n  role: " + config.role + "\n  port_guid: " + FormatGuid(config.port_guid) + "\n";
   if (config.preempt) yaml += std::string("  preempt: ") + (*config.preempt ? "true" : "false") + "\n";
-  if (config.hold_time_s) yaml += "  failover:\n    hold_time_s: " + std::to_string(*config.hold_time_s) + "\n";
+  if (config.hold_time_s || config.master_sweep_timeout_ms || config.inventory_interval_ms)
+    yaml += "  failover:\n";
+  if (config.inventory_interval_ms)
+    yaml += "    inventory_interval_ms: " + std::to_string(*config.inventory_interval_ms) + "\n";
+  if (config.hold_time_s) yaml += "    hold_time_s: " + std::to_string(*config.hold_time_s) + "\n";
+  if (config.master_sweep_timeout_ms)
+    yaml += "    master_sweep_timeout_ms: " + std::to_string(*config.master_sweep_timeout_ms) + "\n";
   if (config.sm_key_file) yaml += "  sm_key_file: " + *config.sm_key_file + "\n";
   if (config.m_key_file) yaml += "  m_key_file: " + *config.m_key_file + "\n";
   if (config.sa_key_file) yaml += "  sa_key_file: " + *config.sa_key_file + "\n";

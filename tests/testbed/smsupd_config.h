@@ -38,6 +38,8 @@ struct SmsupdConfig {
   Guid port_guid = 0;
   std::optional<bool> preempt;      // sm.preempt (smsupd's default when unset)
   std::optional<int> hold_time_s;   // sm.failover.hold_time_s
+  std::optional<int> master_sweep_timeout_ms;  // sm.failover.master_sweep_timeout_ms
+  std::optional<int> inventory_interval_ms;    // sm.failover.inventory_interval_ms
   std::string home;                 // the node's directory: set by ManagementNode::Create
   std::optional<std::string> control_group;  // control.group
   std::optional<std::string> opensm_binary;  // sm.opensm.binary

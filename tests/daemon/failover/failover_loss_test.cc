@@ -44,6 +44,35 @@ TEST_F(FailoverLossTest, TheMasterListsTheStandby) {
   EXPECT_EQ(status->dump().find("NO_STANDBY"), std::string::npos) << status->dump();
 }
 
+// The standby takes mastership by a claim (`smctl failover` run on it: the
+// old master yields and its OpenSM stays, STANDBY), and its OpenSM is
+// killed at once. Its last SM list, read before, still names the old master
+// MASTER: the exit is decided on a fresh list, and the old master gets the
+// HANDOVER (no restart in place, no second without a master). The
+// claimer's list is read only every 60 s here, so it is surely stale, and
+// the kill waits for its first sweep, after which its port names itself
+// and the old master is no longer read directly either.
+TEST_F(FailoverLossTest, AMastersOpenSmKilledRightAfterAClaimHandsOverOnAFreshList) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  options.configure = [](int index, SmsupdConfig& config) {
+    if (index == 1) config.inventory_interval_ms = 60000;
+  };
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  SmctlResult claimed = standby().Smctl({"--json", "failover", "--wait", "--timeout", "20"});
+  ASSERT_EQ(claimed.exit_code, 0) << claimed.Describe() << "\n" << bed().Diagnostics();
+  // Its first sweep done (the ports name it), long before its next list.
+  ExpectSoleMaster(standby_name());
+  Result<pid_t> killed = standby().KillOpenSm();
+  ASSERT_TRUE(killed.ok()) << killed.error().message;
+
+  ExpectEvent(standby_name(), "handover-sent");
+  ExpectSoleMaster(master_name());
+  ExpectEveryCaFollows(master_name());
+  EXPECT_TRUE(bed().EventsOfKind(standby_name(), "master-lost").empty())
+      << "restarted in place\n" << bed().Diagnostics();
+}
+
 TEST_F(FailoverLossTest, KillOfTheMasterOpenSmMakesTheStandbyMaster) {
   FailoverBedOptions options;
   options.preempt = false;  // the returning node must stay a standby here

@@ -35,16 +35,28 @@
 // Unroutable: a LID-routed MAD goes to a LID no switch forwards; a
 // directed-route SMP leaves through port 255 at its first hop. Nothing else
 // is touched.
+//
+// A test's switch, the one fault it adds on purpose: in an OpenSM whose
+// environment names a file in SMSUPD_TESTBED_HANG_SWEEP_FILE, the first
+// SubnGet(NodeInfo) written while that file exists is never sent and never
+// times out, and the file is removed (one request, in one process). That
+// OpenSM's heavy sweep then waits for it for ever, as a sweep waited for
+// the requests the simulator never answered: a MASTER that does not manage
+// the fabric. A STANDBY sends no NodeInfo, so the file armed beside a quiet
+// STANDBY catches the first sweep it makes as MASTER.
 #include <dlfcn.h>
+#include <errno.h>
 #include <endian.h>
 #include <infiniband/umad.h>
 #include <pthread.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -73,6 +85,8 @@ constexpr long kSimulatorSlowness = 5;
 constexpr long kMinTryTimeMs = 1000;
 constexpr size_t kMaxTracked = 16384;  // OpenSM keeps at most 1000 outstanding
 constexpr long kScanIntervalMs = 20;
+constexpr std::uint8_t kMethodGet = 0x01;
+constexpr std::uint16_t kAttrNodeInfo = 0x0011;
 
 using WriteFn = ssize_t (*)(int, const void*, size_t);
 using ReadFn = ssize_t (*)(int, void*, size_t);
@@ -193,6 +207,22 @@ void Remember(int fd, const void* buf, size_t count) {
 
 bool IsUmadFd(int fd) { return fd >= kFirstUmadFd && fd < kFirstIssmFd; }
 
+// The test's switch (see the top of this file): true for the one request
+// to swallow. Only OpenSM is affected; smsupd and the probe run with the
+// same environment.
+bool SwallowForTest(const char* mad) {
+  static const char* const file = std::getenv("SMSUPD_TESTBED_HANG_SWEEP_FILE");
+  static const bool opensm = std::strcmp(program_invocation_short_name, "opensm") == 0;
+  if (file == nullptr || !opensm || static_cast<std::uint8_t>(mad[3]) != kMethodGet) return false;
+  std::uint16_t attribute = 0;
+  std::memcpy(&attribute, mad + 16, sizeof attribute);
+  if (be16toh(attribute) != kAttrNodeInfo) return false;
+  const int saved = errno;
+  const bool armed = ::unlink(file) == 0;  // one request, whoever sends it first
+  errno = saved;
+  return armed;
+}
+
 }  // namespace
 
 extern "C" ssize_t write(int fd, const void* buf, size_t count) {
@@ -208,6 +238,7 @@ extern "C" ssize_t write(int fd, const void* buf, size_t count) {
   const auto method = static_cast<std::uint8_t>(mad[3]);
   if ((method & kResponseBit) != 0 || method == kMethodTrapRepress) return next(fd, buf, count);
   if (method != kMethodTrap || mgmt_class != kClassSubnLid) {
+    if (SwallowForTest(mad)) return static_cast<ssize_t>(count);  // "sent"; never answered
     Remember(fd, buf, count);
     return next(fd, buf, count);
   }
