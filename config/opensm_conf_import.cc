@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 
@@ -56,6 +57,10 @@ std::optional<std::string> OpenSmValue(const OpenSmOption& option, const std::st
       boolean_fuzz = text != "TRUE" && text != "FALSE";
       return text == "TRUE" ? "true" : "false";
     case OptionType::kInteger: {
+      if (option.min < 0) {  // opts_parse_int32(): strtol() with no check at all
+        long value = std::strtol(text.c_str(), nullptr, 0);
+        return std::to_string(static_cast<std::int32_t>(value));
+      }
       unsigned long long max = option.min != option.max ? static_cast<unsigned long long>(option.max) : 0xffffffffull;
       std::optional<unsigned long long> value = Number(text, max);
       if (!value) return std::nullopt;
@@ -148,8 +153,8 @@ void ConfReader::Known(const OpenSmOption& option, const Setting& setting, OpenS
   bool ignored = false;
   std::optional<std::string> fallback = OpenSmValue(option, std::string(option.default_value), ignored);
   if (value == fallback || (option.type == OptionType::kString && *value == "(null)" && fallback == "(null)")) return;
-  if (option.owned_by_smsupd) {
-    Warn(setting.line, name + " is set by smsupd (" + std::string(option.use_instead) + "): not imported");
+  if (option.owned_by_smsupd) {  // not a misreading: a comment in the YAML, no finding
+    out.not_imported.push_back({name, std::string(option.use_instead), setting.line});
     return;
   }
   bool is_bool = option.type == OptionType::kBoolean;

@@ -38,6 +38,9 @@ struct OpenSmConfImport {
   int allow_both_line = 0;
   std::vector<ImportedOption> options;  // differing from OpenSM's defaults, file order
   std::vector<ImportedKey> keys;
+  // Options smsupd sets itself (partition_config_file, log_file, ...):
+  // name, what sets it instead, line. Shown as YAML comments.
+  std::vector<ImportedOption> not_imported;
 };
 
 OpenSmConfImport ReadOpenSmConf(std::string_view text, const std::string& file,

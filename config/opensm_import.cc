@@ -74,7 +74,9 @@ std::set<Guid> NamedGuids(const PartitionsConfReading& reading) {
 std::string ImportFinding::Format() const {
   std::string where = file.empty() ? "smctl import" : file;
   if (line > 0) where += ":" + std::to_string(line);
-  return where + (severity == Severity::kError ? ": error: " : ": warning: ") + message;
+  // A finding may quote a line of the input: at most kMaxFindingBytes of it.
+  std::string shown = message.size() > kMaxFindingBytes ? message.substr(0, kMaxFindingBytes) + "..." : message;
+  return where + (severity == Severity::kError ? ": error: " : ": warning: ") + shown;
 }
 
 ImportResult ImportOpenSm(const ImportInputs& inputs) {

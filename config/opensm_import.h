@@ -24,6 +24,8 @@ inline constexpr std::size_t kMaxImportFileBytes = 16 * 1024 * 1024;
 // validator's own bounds (yaml_bounds.h): one it refuses is an error finding.
 inline constexpr std::size_t kMaxImportDefinitions = 32768;
 inline constexpr std::size_t kMaxImportMembers = 2000000;
+// A finding's message as printed, at most (it may quote an input line).
+inline constexpr std::size_t kMaxFindingBytes = 400;
 // Findings printed; the rest are counted in one last line.
 inline constexpr std::size_t kMaxImportFindings = 1000;
 

@@ -125,6 +125,9 @@ void Writer::Sm(const OpenSmConfImport& conf) {
              "  #   then write that value (0x + hex digits) into it; smctl validate checks it\n";
     text_ += "  " + key.name + "_file: /etc/smsupd/" + key.name + "\n";
   }
+  for (const ImportedOption& option : conf.not_imported)
+    text_ += "  # " + sources_.opensm_conf + ":" + std::to_string(option.line) + ": " + option.name +
+             " not imported: " + option.yaml_value + "\n";
   if (!conf.options.empty()) {
     text_ += "  opensm:\n    options:   # the opensm.conf options that differ from OpenSM's defaults\n";
     for (const ImportedOption& option : conf.options)

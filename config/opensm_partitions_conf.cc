@@ -28,6 +28,7 @@ class Reader {
  public:
   Reader(const std::string& file, PartitionsConfReading& out) : file_(file), out_(out) {
     names_[kDefaultPkey] = "Default";  // prtn_make_default() runs before the file
+    pkeys_of_["Default"].push_back(kDefaultPkey);
   }
 
   // One piece as OpenSM's fgets() returns it, `line` the file's line.
@@ -51,6 +52,7 @@ class Reader {
   PartitionsConfDefinition* open_ = nullptr;  // the definition under way
   Membership default_membership_ = Membership::kLimited;
   std::map<std::uint16_t, std::string> names_;  // P_Key -> first name
+  std::map<std::string, std::vector<std::uint16_t>> pkeys_of_;  // name -> P_Keys of that first name
   unsigned pkey_counter_ = 0;
   std::size_t members_ = 0;
 };
@@ -112,8 +114,9 @@ std::optional<std::uint16_t> Reader::AutoPkey(const std::string& name, bool name
     // osm_prtn_find_by_name(): the table in its (network byte order) key order.
     std::optional<std::uint16_t> found;
     auto order = [](std::uint16_t pkey) { return ((pkey & 0xff) << 8) | (pkey >> 8); };
-    for (const auto& [pkey, existing] : names_)
-      if (existing == name && (!found || order(pkey) < order(*found))) found = pkey;
+    if (auto it = pkeys_of_.find(name); it != pkeys_of_.end())
+      for (std::uint16_t pkey : it->second)
+        if (!found || order(pkey) < order(*found)) found = pkey;
     if (found) return found;
   }
   while (pkey_counter_ < kDefaultPkey - 1) {
@@ -165,7 +168,7 @@ bool Reader::Header(const std::string& header, int line) {
   }
   if (name.empty()) name = Hex4(pkey).substr(2);
   definition.name = name;
-  names_.try_emplace(pkey, name);
+  if (names_.try_emplace(pkey, name).second) pkeys_of_[name].push_back(pkey);
   default_membership_ = definition.defmember.value_or(Membership::kLimited);
   out_.definitions.push_back(std::move(definition));
   open_ = &out_.definitions.back();
@@ -246,7 +249,7 @@ PartitionsConfReading ReadPartitionsConf(std::string_view text, const std::strin
     if (end > 0 && text[end - 1] == '\n') ++line;
     pos = end;
   }
-  reader.Finish(line > 1 && (text.empty() || text.back() == '\n') ? line - 1 : line);
+  reader.Finish(text.empty() ? 0 : (text.back() == '\n' ? line - 1 : line));
   return out;
 }
 

@@ -64,6 +64,7 @@ max_len() {
     control_*) echo 131072 ;;
     opensm_log) echo 131072 ;;
     cabling_csv) echo 65536 ;;
+    opensm_import) echo 524288 ;;  # 33,000 definitions, 4094-byte pieces
     *) echo 4096 ;;
   esac
 }
