@@ -13,6 +13,8 @@ namespace {
 constexpr std::size_t kPartitionNameBytes = 31;
 constexpr std::size_t kHostNameBytes = 64;
 constexpr std::size_t kLinesShown = 6;
+// Partitions with more members get a defmember and leave it out of members.
+constexpr std::size_t kExplicitMembers = 16;
 
 std::string Hex(unsigned value, int digits) {
   char text[16];
@@ -67,6 +69,13 @@ class Writer {
   void Partition(const ImportedPartition& partition, const std::optional<Guid>& sm_port);
   void Flags(const ImportedPartition& partition);
   void Member(const std::string& selector, PortState state, const std::string& comment);
+  void FlushMembers();
+  struct PendingMember {
+    std::string selector;
+    PortState state;
+    std::string comment;
+  };
+  std::vector<PendingMember> members_;
   void Warn(int line, const std::string& message) {
     findings_.push_back({sources_.partitions, line, ImportFinding::Severity::kWarning, message});
   }
@@ -143,7 +152,7 @@ void Writer::Hosts(const std::vector<NamedPorts>& hosts) {
   text_ += "hosts:   # the node-name map's names of the port GUIDs partitions.conf names\n";
   for (const NamedPorts& host : hosts) {
     std::string name = SafeName(host.name, kHostNameBytes, taken, "host");
-    if (name != host.name)
+    if (name != host.name && !host.port_set)
       findings_.push_back({sources_.node_name_map, host.lines.front(), ImportFinding::Severity::kWarning,
                            "name '" + host.name + "' is not a valid smsupd.yaml host name: imported as '" + name + "'"});
     std::string list;
@@ -152,16 +161,36 @@ void Writer::Hosts(const std::vector<NamedPorts>& hosts) {
       host_of_[guid] = name;
     }
     host_ports_[name] = host.guids;
-    text_ += "  " + name + ": [" + list + "]   # " + Where(sources_.node_name_map, host.lines) + "\n";
+    text_ += "  " + name + ": [" + list + "]   # " +
+             (host.port_set ? std::string("not in the map: ports in the same partitions with the same memberships")
+                            : Where(sources_.node_name_map, host.lines)) + "\n";
   }
   text_ += "\n";
 }
 
 void Writer::Member(const std::string& selector, PortState state, const std::string& comment) {
-  std::optional<Membership> membership = MembershipOf(state);
-  if (!membership) return;
-  text_ += "      - { " + selector + ", membership: " + MembershipName(*membership) + " }" +
-           (comment.empty() ? "" : "   # " + comment) + "\n";
+  if (MembershipOf(state)) members_.push_back({selector, state, comment});
+}
+
+void Writer::FlushMembers() {
+  // The most common membership becomes the partition's defmember and is
+  // left out of its members: a big partition stays within the validator's bounds.
+  std::map<PortState, std::size_t> count;
+  for (const PendingMember& member : members_) ++count[member.state];
+  PortState common = 0;
+  for (const auto& [state, n] : count)
+    if (common == 0 || n > count[common]) common = state;
+  bool use_default = members_.size() > kExplicitMembers;
+  if (use_default) text_ += std::string("    defmember: ") + MembershipName(*MembershipOf(common)) + "\n";
+  text_ += "    members:\n";
+  for (const PendingMember& member : members_) {
+    std::string membership = use_default && member.state == common
+                                 ? ""
+                                 : std::string(", membership: ") + MembershipName(*MembershipOf(member.state));
+    text_ += "      - { " + member.selector + membership + " }" +
+             (member.comment.empty() ? "" : "   # " + member.comment) + "\n";
+  }
+  members_.clear();
 }
 
 void Writer::Flags(const ImportedPartition& p) {
@@ -198,7 +227,6 @@ void Writer::Partition(const ImportedPartition& p, const std::optional<Guid>& sm
   if (p.notes.size() > kLinesShown) text_ += "  # NOTE: ... " + std::to_string(p.notes.size() - kLinesShown) + " more (see the warnings)\n";
   text_ += "  - name: " + name + "\n    pkey: " + Hex(p.header.pkey, 4) + "\n";
   Flags(p);
-  text_ += "    members:\n";
   using Kind = PartitionsConfMember::Kind;
   auto lines_of = [&](std::initializer_list<Kind> kinds) {
     std::vector<int> lines;
@@ -241,6 +269,7 @@ void Writer::Partition(const ImportedPartition& p, const std::optional<Guid>& sm
     Member("guid: " + FormatGuid(guid), imported.state,
            (host != host_of_.end() ? host->second + ", " : std::string()) + Where(sources_.partitions, imported.lines));
   }
+  FlushMembers();
   text_ += "\n";
 }
 

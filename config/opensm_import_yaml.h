@@ -18,6 +18,7 @@ struct NamedPorts {  // one node-name-map name and the GUIDs it gives that parti
   std::string name;  // as the map has it
   std::vector<Guid> guids;
   std::vector<int> lines;
+  bool port_set = false;  // not from the map: ports in the same partitions with the same memberships
 };
 
 struct ImportSources {

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config git procps
+  g++ cmake ninja-build pkg-config git procps python3
   libboost-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libsystemd-dev
   nlohmann-json3-dev libcli11-dev googletest libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus
