@@ -19,8 +19,10 @@ bool ReadInput(const std::string& path, std::optional<ImportFile>& file, std::os
   return true;
 }
 
-void PrintFindings(const std::vector<ImportFinding>& findings, std::ostream& err) {
-  for (std::size_t i = 0; i < findings.size() && i < kMaxImportFindings; ++i) err << findings[i].Format() << "\n";
+void PrintFindings(const ImportFindings& findings, std::ostream& err) {
+  std::size_t shown = 0;
+  for (const ImportFinding& finding : findings)
+    if (shown++ < kMaxImportFindings) err << finding.Format() << "\n";
   if (findings.size() > kMaxImportFindings)
     err << "smctl import: " << findings.size() - kMaxImportFindings << " more findings not shown\n";
 }
@@ -50,6 +52,7 @@ int RunImportCommand(const ImportOptions& options, std::ostream& out, std::ostre
     return kImportUnreadable;
   ImportResult result = ImportOpenSm(inputs);
   PrintFindings(result.findings, err);
+  if (result.refused) return kImportFindings;
   bool clean = !result.HasFindings();
   if (options.check) clean = RunCheck(inputs, result.yaml, err) && clean;
   if (options.out_file.empty()) {

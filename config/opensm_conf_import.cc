@@ -79,7 +79,7 @@ std::optional<std::string> OpenSmValue(const OpenSmOption& option, const std::st
 
 class ConfReader {
  public:
-  ConfReader(const std::string& file, std::vector<ImportFinding>& findings) : file_(file), findings_(findings) {}
+  ConfReader(const std::string& file, ImportFindings& findings) : file_(file), findings_(findings) {}
   void Line(std::string piece, int line);
   OpenSmConfImport Finish();
 
@@ -90,7 +90,7 @@ class ConfReader {
   void Known(const OpenSmOption& option, const Setting& setting, OpenSmConfImport& out);
 
   const std::string& file_;
-  std::vector<ImportFinding>& findings_;
+  ImportFindings& findings_;
   std::map<std::string, Setting> settings_;
   std::vector<std::string> order_;
 };
@@ -175,7 +175,7 @@ OpenSmConfImport ConfReader::Finish() {
 
 }  // namespace
 
-OpenSmConfImport ReadOpenSmConf(std::string_view text, const std::string& file, std::vector<ImportFinding>& findings) {
+OpenSmConfImport ReadOpenSmConf(std::string_view text, const std::string& file, ImportFindings& findings) {
   ConfReader reader(file, findings);
   int line = 1;
   for (std::size_t pos = 0; pos < text.size();) {

@@ -44,6 +44,6 @@ struct OpenSmConfImport {
 };
 
 OpenSmConfImport ReadOpenSmConf(std::string_view text, const std::string& file,
-                                std::vector<ImportFinding>& findings);
+                                ImportFindings& findings);
 
 }  // namespace smsupd::config

@@ -19,7 +19,7 @@ namespace {
 // 0), the name between the quotes. Only names of GUIDs in `named` are kept;
 // a name with several such GUIDs is one host.
 std::vector<NamedPorts> ReadNodeNameMap(const ImportFile& file, const std::set<Guid>& named,
-                                        std::vector<ImportFinding>& findings) {
+                                        ImportFindings& findings) {
   std::vector<NamedPorts> hosts;
   std::map<std::string, std::size_t> index;
   std::map<Guid, int> seen;
@@ -90,6 +90,20 @@ std::vector<NamedPorts> PortSets(const ImportedPartitions& partitions, const std
   return sets;
 }
 
+// The replay's work: keyword lines x GUIDs named, per partition.
+std::size_t ReplaySteps(const PartitionsConfReading& reading) {
+  std::map<std::uint16_t, std::pair<std::size_t, std::set<Guid>>> per_pkey;
+  for (const PartitionsConfDefinition& definition : reading.definitions)
+    for (const PartitionsConfMember& member : definition.members) {
+      auto& [keywords, guids] = per_pkey[definition.pkey];
+      if (member.kind == PartitionsConfMember::Kind::kGuid) guids.insert(member.guid);
+      else ++keywords;
+    }
+  std::size_t steps = 0;
+  for (const auto& [pkey, work] : per_pkey) steps += work.first * (work.second.size() + 1);
+  return steps;
+}
+
 std::set<Guid> NamedGuids(const PartitionsConfReading& reading) {
   std::set<Guid> named;
   if (reading.error_line) return named;
@@ -111,7 +125,7 @@ std::string ImportFinding::Format() const {
 
 ImportResult ImportOpenSm(const ImportInputs& inputs) {
   ImportResult result;
-  std::vector<ImportFinding>& findings = result.findings;
+  ImportFindings& findings = result.findings;
   ImportSources sources;
   OpenSmConfImport conf;
   if (inputs.opensm_conf) {
@@ -126,7 +140,19 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   if (inputs.partitions) {
     sources.partitions = inputs.partitions->name;
     reading = ReadPartitionsConf(inputs.partitions->text, sources.partitions);
-    findings.insert(findings.end(), reading.findings.begin(), reading.findings.end());
+    findings.Append(reading.findings);
+    if (!reading.too_large && ReplaySteps(reading) > kMaxImportSteps) {
+      reading.too_large = true;
+      reading.error_line = 0;
+      reading.error = "too large to import: keyword lines x the GUIDs of their partitions pass " +
+                      std::to_string(kMaxImportSteps) + " steps";
+    }
+    if (reading.too_large) {
+      findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
+                          reading.error + ": nothing imported"});
+      result.refused = true;
+      return result;
+    }
     if (reading.error_line)
       findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
                           reading.error + ". OpenSM rejects the whole file and puts every port in 0x7fff as a full "
@@ -150,7 +176,7 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   auto rank = [&](const ImportFinding& f) {
     return std::make_pair(std::find(files.begin(), files.end(), f.file) - files.begin(), f.line);
   };
-  std::stable_sort(findings.begin(), findings.end(),
+  std::stable_sort(findings.items().begin(), findings.items().end(),
                    [&](const ImportFinding& a, const ImportFinding& b) { return rank(a) < rank(b); });
   std::vector<NamedPorts> sets = PortSets(partitions, hosts);
   hosts.insert(hosts.end(), sets.begin(), sets.end());

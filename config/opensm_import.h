@@ -40,6 +40,35 @@ struct ImportFinding {
   std::string Format() const;
 };
 
+// The findings of one import: every error and the first kMaxKeptFindings
+// warnings are kept, the rest only counted (an input of 16 MiB can hold
+// millions of odd lines; an import has at most a few errors).
+inline constexpr std::size_t kMaxKeptFindings = 10000;
+
+class ImportFindings {
+ public:
+  void push_back(ImportFinding finding) {
+    if (items_.size() < kMaxKeptFindings || finding.severity == ImportFinding::Severity::kError)
+      items_.push_back(std::move(finding));
+    else ++dropped_;
+  }
+  void Append(const ImportFindings& other) {
+    for (const ImportFinding& finding : other.items_) push_back(finding);
+    dropped_ += other.dropped_;
+  }
+  std::vector<ImportFinding>& items() { return items_; }
+  std::vector<ImportFinding>::const_iterator begin() const { return items_.begin(); }
+  std::vector<ImportFinding>::const_iterator end() const { return items_.end(); }
+  const ImportFinding& back() const { return items_.back(); }
+  bool empty() const { return items_.empty() && dropped_ == 0; }
+  std::size_t size() const { return items_.size() + dropped_; }  // kept and dropped
+  std::size_t dropped() const { return dropped_; }
+
+ private:
+  std::vector<ImportFinding> items_;
+  std::size_t dropped_ = 0;
+};
+
 // One input file as read: its name for diagnostics and its text.
 struct ImportFile {
   std::string name;
@@ -52,15 +81,23 @@ struct ImportInputs {
   std::optional<ImportFile> node_name_map;
 };
 
+// Keyword lines x GUIDs a partition names, summed over partitions: the
+// work of replaying OpenSM's file order (each step a few nanoseconds).
+// Past it the import (and --check, over its ports) refuses rather than run
+// for minutes.
+inline constexpr std::size_t kMaxImportSteps = 200'000'000;
+
 struct ImportResult {
-  std::string yaml;
-  std::vector<ImportFinding> findings;
+  std::string yaml;  // empty when refused
+  bool refused = false;  // past a bound: no YAML, an error finding says which
+  ImportFindings findings;
   bool HasFindings() const { return !findings.empty(); }
 };
 
 // The YAML and every finding. Never fails: an input OpenSM would reject is
 // imported as what OpenSM does with it (for partitions.conf: the default
-// partition alone), with an error finding saying so.
+// partition alone), with an error finding saying so. Only input past a
+// bound (kMaxImport*) is refused: no YAML, an error finding.
 ImportResult ImportOpenSm(const ImportInputs& inputs);
 
 }  // namespace smsupd::config

@@ -24,7 +24,7 @@ struct FileView {
 
 FileView Read(const ImportInputs& inputs) {
   FileView view;
-  std::vector<ImportFinding> ignored;
+  ImportFindings ignored;
   if (inputs.opensm_conf) view.conf = ReadOpenSmConf(inputs.opensm_conf->text, inputs.opensm_conf->name, ignored);
   if (inputs.partitions) {
     view.reading = ReadPartitionsConf(inputs.partitions->text, inputs.partitions->name);
@@ -125,9 +125,9 @@ ImportCheck CheckImport(const ImportInputs& inputs, const std::string& yaml) {
     for (const PartitionsConfDefinition& definition : ReadPartitionsConf(inputs.partitions->text, inputs.partitions->name).definitions)
       for (const PartitionsConfMember& member : definition.members)
         keyword_lines += member.kind != PartitionsConfMember::Kind::kGuid && member.kind != PartitionsConfMember::Kind::kSelf;
-  if (keyword_lines * ports.size() > kMaxImportCheckSteps) {
+  if (keyword_lines * ports.size() > kMaxImportSteps) {
     check.invalid = "too large to check: " + std::to_string(keyword_lines) + " keyword lines x " +
-                    std::to_string(ports.size()) + " ports is past " + std::to_string(kMaxImportCheckSteps) + " steps";
+                    std::to_string(ports.size()) + " ports is past " + std::to_string(kMaxImportSteps) + " steps";
     return check;
   }
   std::map<Guid, std::set<std::uint16_t>> from_files = OpenSmTablesFromFiles(inputs, ports);

@@ -16,10 +16,6 @@
 
 namespace smsupd::config {
 
-// Keyword lines x ports the files' side replays at most (each a few
-// nanoseconds): past it --check refuses rather than run for minutes.
-inline constexpr std::size_t kMaxImportCheckSteps = 200'000'000;
-
 struct ImportCheck {
   std::size_t ports = 0;                 // compared
   std::vector<std::string> differences;  // one line per differing port; empty: equal

@@ -37,7 +37,7 @@ struct ClassState {
 
 class Replay {
  public:
-  Replay(const std::string& file, bool allow_both, std::optional<Guid> sm_port, std::vector<ImportFinding>& findings)
+  Replay(const std::string& file, bool allow_both, std::optional<Guid> sm_port, ImportFindings& findings)
       : file_(file), allow_both_(allow_both), sm_port_(sm_port), findings_(findings) {}
 
   void Apply(ImportedPartition& partition, const PartitionsConfMember& member);
@@ -66,7 +66,7 @@ class Replay {
   const std::string& file_;
   bool allow_both_;
   std::optional<Guid> sm_port_;
-  std::vector<ImportFinding>& findings_;
+  ImportFindings& findings_;
   ClassState ca_, sw_, rt_, self_;
   std::map<Guid, ClassState> guids_;
 };
@@ -178,7 +178,7 @@ bool ImportedPartition::HasMembers() const {
 
 ImportedPartitions ResolvePartitions(const PartitionsConfReading& reading, const std::string& file,
                                      bool allow_both_pkeys, std::optional<Guid> sm_port,
-                                     std::vector<ImportFinding>& findings) {
+                                     ImportFindings& findings) {
   ImportedPartitions out;
   out.fallback = reading.error_line.has_value();
   ImportedPartition base;

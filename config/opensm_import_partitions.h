@@ -62,6 +62,6 @@ struct ImportedPartitions {
 // one port. Findings for duplicates, order effects and assumptions are added.
 ImportedPartitions ResolvePartitions(const PartitionsConfReading& reading, const std::string& file,
                                      bool allow_both_pkeys, std::optional<Guid> sm_port,
-                                     std::vector<ImportFinding>& findings);
+                                     ImportFindings& findings);
 
 }  // namespace smsupd::config

@@ -58,7 +58,7 @@ std::string GbpsText(double gbps) {
 
 class Writer {
  public:
-  Writer(const ImportSources& sources, std::vector<ImportFinding>& findings) : sources_(sources), findings_(findings) {}
+  Writer(const ImportSources& sources, ImportFindings& findings) : sources_(sources), findings_(findings) {}
   void Header(const std::optional<int>& fallback_line);
   void Sm(const OpenSmConfImport& conf);
   void Hosts(const std::vector<NamedPorts>& hosts);
@@ -81,7 +81,7 @@ class Writer {
   }
 
   const ImportSources& sources_;
-  std::vector<ImportFinding>& findings_;
+  ImportFindings& findings_;
   std::string text_;
   std::map<Guid, std::string> host_of_;                // GUID -> YAML host name
   std::map<std::string, std::vector<Guid>> host_ports_;  // YAML host name -> its GUIDs
@@ -282,7 +282,7 @@ void Writer::Partitions(const ImportedPartitions& partitions, const std::optiona
 
 std::string WriteImportYaml(const ImportSources& sources, const OpenSmConfImport& conf,
                             const ImportedPartitions& partitions, const std::vector<NamedPorts>& hosts,
-                            const std::optional<int>& fallback_line, std::vector<ImportFinding>& findings) {
+                            const std::optional<int>& fallback_line, ImportFindings& findings) {
   Writer writer(sources, findings);
   writer.Header(fallback_line);
   writer.Sm(conf);

@@ -29,6 +29,6 @@ struct ImportSources {
 
 std::string WriteImportYaml(const ImportSources& sources, const OpenSmConfImport& conf,
                             const ImportedPartitions& partitions, const std::vector<NamedPorts>& hosts,
-                            const std::optional<int>& fallback_line, std::vector<ImportFinding>& findings);
+                            const std::optional<int>& fallback_line, ImportFindings& findings);
 
 }  // namespace smsupd::config

@@ -61,7 +61,7 @@ struct PartitionsConfReading {
   // definition and puts every port in 0x7fff as a full member.
   std::optional<int> error_line;
   std::string error;
-  std::vector<ImportFinding> findings;  // warnings only; the error is above
+  ImportFindings findings;  // warnings only; the error is above
   bool too_large = false;               // stopped at kMaxImport* (error set too)
 };
 

@@ -24,7 +24,7 @@ unsigned long Number(const std::string& value, bool& clean) {
   return number;
 }
 
-using Findings = std::vector<ImportFinding>;
+using Findings = ImportFindings;
 
 void Skipped(Findings& findings, const std::string& file, int line, const std::string& what) {
   findings.push_back({file, line, ImportFinding::Severity::kWarning, what});

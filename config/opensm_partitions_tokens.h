@@ -41,6 +41,6 @@ bool IsExactKeyword(const std::string& name);
 // One header flag (`ipoib`, `mtu=4`, ...) applied to `definition` as
 // partition_add_flag() does; what OpenSM skips or ignores is a finding.
 void ApplyHeaderFlag(const NameToken& flag, int line, const std::string& file,
-                     PartitionsConfDefinition& definition, std::vector<ImportFinding>& findings);
+                     PartitionsConfDefinition& definition, ImportFindings& findings);
 
 }  // namespace smsupd::config

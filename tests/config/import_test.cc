@@ -4,6 +4,8 @@
 // written apart from the importer, so two derivations are compared.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -280,6 +282,68 @@ TEST(ImportCommand, ExitCodes) {
   std::ostringstream written;
   EXPECT_EQ(RunImportCommand(options, written, err), kImportClean);
   EXPECT_TRUE(ReadWholeFile(options.out_file).ok());
+}
+
+}  // namespace
+}  // namespace smsupd::config::testing
+
+namespace smsupd::config::testing {
+namespace {
+
+std::string ErrorsOf(const ImportResult& result) {
+  std::string errors;
+  for (const ImportFinding& finding : result.findings)
+    if (finding.severity == ImportFinding::Severity::kError) errors += finding.Format() + "\n";
+  return errors;
+}
+
+// Each bound of the import, reached.
+TEST(ImportBounds, AFileLargerThanTheBoundIsNotRead) {
+  TempDir dir;
+  std::string big = dir.Write("partitions.conf", "");
+  ASSERT_EQ(truncate(big.c_str(), static_cast<off_t>(kMaxImportFileBytes) + 1), 0);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunImportCommand({"", big, "", "", false}, out, err), kImportUnreadable);
+  EXPECT_NE(err.str().find("partitions.conf: error: cannot read"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ImportBounds, DefinitionsMembersAndReplayStepsPastTheirBoundsAreRefused) {
+  std::string definitions;
+  for (std::size_t i = 0; i <= kMaxImportDefinitions; ++i) definitions += "p=0x0001 : ALL ;\n";
+  ImportResult many = ImportOpenSm({std::nullopt, ImportFile{"partitions.conf", definitions}, std::nullopt});
+  EXPECT_TRUE(many.refused);
+  EXPECT_EQ(many.yaml, "");
+  EXPECT_NE(ErrorsOf(many).find("partitions.conf:32769: error: more than 32768 partition definitions"),
+            std::string::npos) << ErrorsOf(many);
+
+  std::string members = "p=0x0001 :\n";
+  for (std::size_t i = 0; i <= kMaxImportMembers; ++i) members += "1,\n";
+  ImportResult wide = ImportOpenSm({std::nullopt, ImportFile{"partitions.conf", members + ";\n"}, std::nullopt});
+  EXPECT_TRUE(wide.refused);
+  EXPECT_NE(ErrorsOf(wide).find("more than 2000000 member entries"), std::string::npos) << ErrorsOf(wide);
+  EXPECT_EQ(wide.findings.dropped(), wide.findings.size() - kMaxKeptFindings - 1);  // 2,000,001 "no 0x" warnings
+
+  // 20,000 GUIDs and 10,001 keyword lines in one partition: 200,020,000 steps.
+  std::string steps = "p=0x0001 :\n";
+  for (int i = 1; i <= 20000; ++i) steps += std::to_string(i) + ",\n";
+  for (int i = 0; i <= 10000; ++i) steps += "ALL,\n";
+  ImportResult slow = ImportOpenSm({std::nullopt, ImportFile{"partitions.conf", steps + ";\n"}, std::nullopt});
+  EXPECT_TRUE(slow.refused);
+  EXPECT_NE(ErrorsOf(slow).find("too large to import"), std::string::npos) << ErrorsOf(slow);
+}
+
+TEST(ImportBounds, FindingsAreCutAndCounted) {
+  ImportResult result = ImportOpenSm(
+      {ImportFile{"opensm.conf", std::string(5000, 'x') + " 1\n"}, ImportFile{"partitions.conf", "D=0x7fff:ALL;"}, std::nullopt});
+  ASSERT_FALSE(result.findings.empty());
+  for (const ImportFinding& finding : result.findings) EXPECT_LE(finding.Format().size(), kMaxFindingBytes + 64);
+  std::string lines;
+  for (int i = 0; i < 1500; ++i) lines += "p" + std::to_string(i) + "=0x0001 : A ;\n";
+  std::ostringstream out, err;
+  TempDir dir;
+  EXPECT_EQ(RunImportCommand({"", dir.Write("partitions.conf", lines), "", "", false}, out, err), kImportFindings);
+  EXPECT_NE(err.str().find("more findings not shown"), std::string::npos);
 }
 
 }  // namespace

@@ -75,6 +75,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ImportResult result = ImportOpenSm(inputs);
   ImportResult again = ImportOpenSm(inputs);
   FUZZ_CHECK(result.yaml == again.yaml && result.findings.size() == again.findings.size(), "not deterministic");
+  if (result.refused) {
+    FUZZ_CHECK(result.yaml.empty() && !result.findings.empty(), "refused without saying why");
+    return 0;
+  }
   bool error = false;
   std::string everything = result.yaml;
   for (const ImportFinding& finding : result.findings) {
