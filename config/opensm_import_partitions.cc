@@ -85,7 +85,10 @@ void Replay::Apply(ImportedPartition& partition, const PartitionsConfMember& mem
   current_ = &partition;
   int rank = RankOf(member.kind);
   if (member.membership == Membership::kBoth && !allow_both_)
-    Warn(member.line, "'both' without 'allow_both_pkeys TRUE' in opensm.conf: OpenSM makes the port a full member only");
+    Warn(member.line, std::string(member.kind == Kind::kGuid ? FormatGuid(member.guid) : KeywordText(member.kind)) +
+                          "=both without 'allow_both_pkeys TRUE' in opensm.conf: OpenSM makes " +
+                          (member.kind == Kind::kGuid || member.kind == Kind::kSelf ? "that port" : "those ports") +
+                          " a full member only");
   bool self_is_named = member.kind == Kind::kSelf || (member.kind == Kind::kGuid && sm_port_ && member.guid == *sm_port_);
   if (rank == 2) {
     ClassState& target = self_is_named ? self_ : guids_.try_emplace(member.guid, ca_).first->second;

@@ -53,7 +53,7 @@ TEST_F(ImportConformance, BothWithoutAllowBothPkeys) {
       "Default=0x7fff : ALL=full ;\n"
       "b=0x0010 : 0x0002c90300001051=both, 0x0002c90300001052=both, ALL_CAS=limited, 0x0002c90300001061=both ;\n",
       false);
-  EXPECT_NE(findings.find("'both' without 'allow_both_pkeys TRUE'"), std::string::npos) << findings;
+  EXPECT_NE(findings.find("0x0002c90300001051=both without 'allow_both_pkeys TRUE'"), std::string::npos) << findings;
 }
 
 TEST_F(ImportConformance, BothWithAllowBothPkeysAndALaterLimitedKeyword) {
