@@ -22,7 +22,9 @@ std::string Hex(unsigned value, int digits) {
   return text;
 }
 
-std::string Where(const std::string& file, const std::vector<int>& lines) {
+std::string Where(const std::string& file, std::vector<int> lines) {
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   std::string text = file + ":";
   for (std::size_t i = 0; i < lines.size() && i < kLinesShown; ++i) text += (i ? "," : "") + std::to_string(lines[i]);
   if (lines.size() > kLinesShown) text += ",... (" + std::to_string(lines.size()) + " lines)";

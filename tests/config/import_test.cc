@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -295,6 +296,30 @@ std::string ErrorsOf(const ImportResult& result) {
   for (const ImportFinding& finding : result.findings)
     if (finding.severity == ImportFinding::Severity::kError) errors += finding.Format() + "\n";
   return errors;
+}
+
+// tests/config/golden/import/NAME.{opensm.conf,partitions.conf,node-name-map}
+// import byte for byte to NAME.yaml and NAME.findings (regenerate with
+// SMSUPD_REGENERATE_GOLDEN=1 and review the diff): the import as a reviewer
+// reads it.
+TEST(ImportGolden, TrickyFilesImportExactly) {
+  const std::string dir = std::string(SMSUPD_SOURCE_DIR) + "/tests/config/golden/import/";
+  ImportInputs inputs;
+  inputs.opensm_conf = ImportFile{"opensm.conf", Golden("tests/config/golden/import/tricky.opensm.conf")};
+  inputs.partitions = ImportFile{"partitions.conf", Golden("tests/config/golden/import/tricky.partitions.conf")};
+  inputs.node_name_map = ImportFile{"node-name-map", Golden("tests/config/golden/import/tricky.node-name-map")};
+  ImportResult result = ImportOpenSm(inputs);
+  std::string findings;
+  for (const ImportFinding& finding : result.findings) findings += finding.Format() + "\n";
+  if (std::getenv("SMSUPD_REGENERATE_GOLDEN") != nullptr) {
+    ASSERT_TRUE(WriteFileAtomically(dir + "tricky.yaml", result.yaml).ok());
+    ASSERT_TRUE(WriteFileAtomically(dir + "tricky.findings", findings).ok());
+    return;
+  }
+  EXPECT_EQ(result.yaml, Golden("tests/config/golden/import/tricky.yaml"));
+  EXPECT_EQ(findings, Golden("tests/config/golden/import/tricky.findings"));
+  EXPECT_TRUE(CheckImport(inputs, result.yaml).differences.empty());
+  EXPECT_EQ((result.yaml + findings).find("1a2b3c4d5e6f7081"), std::string::npos);
 }
 
 // Each bound of the import, reached.
