@@ -85,7 +85,7 @@ struct ImportInputs {
 // work of replaying OpenSM's file order (each step a few nanoseconds).
 // Past it the import (and --check, over its ports) refuses rather than run
 // for minutes.
-inline constexpr std::size_t kMaxImportSteps = 200'000'000;
+inline constexpr std::size_t kMaxImportSteps = 20'000'000;
 
 struct ImportResult {
   std::string yaml;  // empty when refused

@@ -17,6 +17,9 @@ int RankOf(Kind kind) {
   }
 }
 
+// Ports a finding names one by one; the rest are counted.
+constexpr std::size_t kPortsNamed = 8;
+
 std::string StateText(PortState state) {
   std::optional<Membership> membership = MembershipOf(state);
   return membership ? MembershipName(*membership) : "no member";
@@ -41,6 +44,8 @@ class Replay {
       : file_(file), allow_both_(allow_both), sm_port_(sm_port), findings_(findings) {}
 
   void Apply(ImportedPartition& partition, const PartitionsConfMember& member);
+  void ApplyNamed(ImportedPartition& partition, const PartitionsConfMember& member);
+  void ApplyKeyword(ImportedPartition& partition, const PartitionsConfMember& member);
   // OpenSM's base in 0x7fff: every port limited, the SM port full.
   void Base() {
     ca_ = sw_ = rt_ = {kLimitedEntry, -1, 0};
@@ -83,61 +88,60 @@ bool Replay::Change(ClassState& target, Membership membership, int rank, int lin
 
 void Replay::Apply(ImportedPartition& partition, const PartitionsConfMember& member) {
   current_ = &partition;
-  int rank = RankOf(member.kind);
   if (member.membership == Membership::kBoth && !allow_both_)
     Warn(member.line, std::string(member.kind == Kind::kGuid ? FormatGuid(member.guid) : KeywordText(member.kind)) +
                           "=both without 'allow_both_pkeys TRUE' in opensm.conf: OpenSM makes " +
                           (member.kind == Kind::kGuid || member.kind == Kind::kSelf ? "that port" : "those ports") +
                           " a full member only");
-  bool self_is_named = member.kind == Kind::kSelf || (member.kind == Kind::kGuid && sm_port_ && member.guid == *sm_port_);
-  if (rank == 2) {
-    ClassState& target = self_is_named ? self_ : guids_.try_emplace(member.guid, ca_).first->second;
-    int earlier = target.line;
-    std::string before = StateText(target.state);
-    if (Change(target, member.membership, rank, member.line))
-      Warn(member.line, std::string(member.kind == Kind::kSelf ? "SELF" : FormatGuid(member.guid)) + " named again after line " +
-                            std::to_string(earlier) + " (" + before + "): OpenSM keeps the last line, " +
-                            StateText(target.state) + "; imported as that");
-    if (self_is_named) partition.self_lines.push_back(member.line);
-    else partition.guids[member.guid].lines.push_back(member.line);
-    return;
-  }
+  if (RankOf(member.kind) == 2)
+    ApplyNamed(partition, member);
+  else
+    ApplyKeyword(partition, member);
+}
+
+// A GUID or SELF line: one port.
+void Replay::ApplyNamed(ImportedPartition& partition, const PartitionsConfMember& member) {
+  bool self_is_named = member.kind == Kind::kSelf || (sm_port_ && member.guid == *sm_port_);
+  ClassState& target = self_is_named ? self_ : guids_.try_emplace(member.guid, ca_).first->second;
+  int earlier = target.line;
+  std::string before = StateText(target.state);
+  if (Change(target, member.membership, 2, member.line))
+    Warn(member.line, std::string(member.kind == Kind::kSelf ? "SELF" : FormatGuid(member.guid)) + " named again after line " +
+                          std::to_string(earlier) + " (" + before + "): OpenSM keeps the last line, " +
+                          StateText(target.state) + "; imported as that");
+  if (self_is_named) partition.self_lines.push_back(member.line);
+  else partition.guids[member.guid].lines.push_back(member.line);
+}
+
+// A keyword line: the classes of its node type, and every port named so
+// far that it reaches (named GUIDs are taken for CA ports, the SM port too,
+// the latter without a finding: SM ports are HCA ports).
+void Replay::ApplyKeyword(ImportedPartition& partition, const PartitionsConfMember& member) {
+  const int rank = RankOf(member.kind);
   partition.keyword_lines[member.kind].push_back(member.line);
-  std::vector<ClassState*> classes;
-  if (member.kind == Kind::kAll || member.kind == Kind::kAllCas) classes = {&ca_};
-  if (member.kind == Kind::kAll) classes.insert(classes.end(), {&sw_, &rt_});
-  if (member.kind == Kind::kAllSwitches) classes = {&sw_};
-  if (member.kind == Kind::kAllRouters) classes = {&rt_};
-  for (ClassState* target : classes) Change(*target, member.membership, rank, member.line);
   bool reaches_cas = member.kind == Kind::kAll || member.kind == Kind::kAllCas;
-  std::vector<std::string> overridden;
-  std::size_t type_dependent = 0;
-  // The SM port is taken for a CA port without a finding: SM ports are HCA ports.
-  auto each_named = [&](const std::string& label, ClassState& target, bool counted) {
-    if (!counted) {
-      if (reaches_cas && Change(target, member.membership, rank, member.line)) overridden.push_back(label);
-      return;
-    }
-    if (!reaches_cas) {
-      // A GUID taken for a CA port: ALL_SWITCHES / ALL_ROUTERS would reach it
-      // only if it were that type.
-      if (ApplyMembership(target.state, member.membership, allow_both_) != target.state) ++type_dependent;
-      return;
-    }
-    if (member.kind == Kind::kAllCas && ApplyMembership(target.state, member.membership, allow_both_) != target.state)
-      ++type_dependent;
-    if (Change(target, member.membership, rank, member.line)) overridden.push_back(label);
+  if (reaches_cas) Change(ca_, member.membership, rank, member.line);
+  if (member.kind == Kind::kAll || member.kind == Kind::kAllSwitches) Change(sw_, member.membership, rank, member.line);
+  if (member.kind == Kind::kAll || member.kind == Kind::kAllRouters) Change(rt_, member.membership, rank, member.line);
+  std::string list;  // the first kPortsNamed ports overridden
+  std::size_t overridden = 0, type_dependent = 0;
+  auto override = [&](const std::string& label) {
+    if (overridden++ < kPortsNamed) list += (list.empty() ? "" : ", ") + label;
   };
-  for (auto& [guid, target] : guids_) each_named(FormatGuid(guid), target, true);
-  each_named(sm_port_ ? FormatGuid(*sm_port_) + " (SELF)" : "SELF", self_, false);
+  for (auto& [guid, target] : guids_) {
+    bool changes = ApplyMembership(target.state, member.membership, allow_both_) != target.state;
+    // Whether a node-type keyword reaches a named GUID depends on its type.
+    if (changes && member.kind != Kind::kAll) ++type_dependent;
+    if (reaches_cas && Change(target, member.membership, rank, member.line)) override(FormatGuid(guid));
+  }
+  if (reaches_cas && Change(self_, member.membership, rank, member.line))
+    override(sm_port_ ? FormatGuid(*sm_port_) + " (SELF)" : "SELF");
   std::string word = std::string(KeywordText(member.kind)) + "=" + MembershipName(member.membership);
-  if (!overridden.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < overridden.size() && i < 8; ++i) list += (i ? ", " : "") + overridden[i];
-    if (overridden.size() > 8) list += " and " + std::to_string(overridden.size() - 8) + " more";
-    Warn(member.line, word + " comes after lines naming " + std::to_string(overridden.size()) +
+  if (overridden > 0) {
+    if (overridden > kPortsNamed) list += " and " + std::to_string(overridden - kPortsNamed) + " more";
+    Warn(member.line, word + " comes after lines naming " + std::to_string(overridden) +
                           " port(s) more specifically: OpenSM applies lines in file order, so " + list +
-                          " end up " + MembershipName(member.membership) + "; imported as OpenSM does");
+                          " end up " + StateText(reaches_cas ? ca_.state : 0) + "; imported as OpenSM does");
   }
   if (type_dependent > 0)
     Warn(member.line, word + " after GUID lines: it reaches " + std::to_string(type_dependent) +
