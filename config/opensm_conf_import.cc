@@ -125,6 +125,7 @@ void ConfReader::Known(const OpenSmOption& option, const Setting& setting, OpenS
     else if (!value) Warn(setting.line, name + " does not parse as a number: OpenSM keeps its default; not imported");
     return;
   }
+  if (name == "partition_config_file") out.partition_config_file = setting.value;
   if (name == "guid") {
     std::optional<unsigned long long> value = Number(setting.value, ~0ull);
     if (value && *value != 0) out.port_guid = *value, out.port_guid_line = setting.line;

@@ -38,6 +38,7 @@ struct OpenSmConfImport {
   int allow_both_line = 0;
   std::vector<ImportedOption> options;  // differing from OpenSM's defaults, file order
   std::vector<ImportedKey> keys;
+  std::string partition_config_file = "/etc/opensm/partitions.conf";  // the file OpenSM reads
   // Options smsupd sets itself (partition_config_file, log_file, ...):
   // name, what sets it instead, line. Shown as YAML comments.
   std::vector<ImportedOption> not_imported;

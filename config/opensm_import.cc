@@ -160,7 +160,8 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   } else {
     reading.error_line = 0;  // no file: what OpenSM does without one
     findings.push_back({"", 0, ImportFinding::Severity::kWarning,
-                        "no --partitions file: imported as OpenSM without one (every port a full member of 0x7fff)"});
+                        "no --partitions file: imported as OpenSM without one (every port a full member of 0x7fff); "
+                        "OpenSM reads " + conf.partition_config_file + ": give it with --partitions"});
   }
   ImportedPartitions partitions =
       ResolvePartitions(reading, sources.partitions, conf.allow_both_pkeys, conf.port_guid, findings);
