@@ -15,6 +15,7 @@
 //   accepts the file, the same tables as that model.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ std::vector<std::string> Parts(std::string_view text) {
 }
 
 // The values opensm.conf gives the keys (6 bytes or more, so that a value
-// that is also an ordinary word of the output does not count).
+// that is also an ordinary word of the output does not count; not OpenSM's
+// defaults 0 and 1).
 std::vector<std::string> SecretValues(const std::string& conf) {
   std::vector<std::string> values;
   std::size_t pos = 0;
@@ -53,7 +55,8 @@ std::vector<std::string> SecretValues(const std::string& conf) {
     std::size_t value = line.find_first_not_of(" \t=", word_end);
     if (value == std::string::npos) continue;
     std::string text = line.substr(value, line.find_first_of(" \t#\r", value) - value);
-    if (text.size() >= 6) values.push_back(text);
+    // OpenSM's defaults (0 and 1) are no secret: other numbers print so too.
+    if (text.size() >= 6 && std::strtoull(text.c_str(), nullptr, 0) > 1) values.push_back(text);
   }
   return values;
 }
