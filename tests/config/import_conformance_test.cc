@@ -90,6 +90,15 @@ TEST_F(ImportConformance, ASyntaxErrorMakesOpenSmDropTheWholeFile) {
   EXPECT_NE(findings.find("partitions.conf:3: error: bad PortGUID"), std::string::npos) << findings;
 }
 
+TEST_F(ImportConformance, DosLineEndsMakeOpenSmDropTheFile) {
+  std::string findings = RunAndCompare(
+      "Default=0x7fff : ALL=limited, SELF=full ;\r\n"
+      "gpu=0x0001 : 0x0002c90300001021=full ;\r\n",
+      false);
+  EXPECT_NE(findings.find("partitions.conf:1: error: no partition definition found: a carriage return"), std::string::npos)
+      << findings;
+}
+
 TEST_F(ImportConformance, GuideStyleOneLineWithoutSemicolon) {
   std::string findings = RunAndCompare("compute=0x8001, ipoib, secure : ALL=full, 0x0002c90300001021=limited", false);
   EXPECT_NE(findings.find("no ';' before the end of the file"), std::string::npos) << findings;
