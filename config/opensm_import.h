@@ -12,12 +12,13 @@
 #include <vector>
 
 #include "common/guid.h"
+#include "config/yaml_bounds.h"
 
 namespace smsupd::config {
 
 // The largest input file read, each: the config validator's own bound on a
-// config text (yaml_bounds.h kMaxConfigBytes).
-inline constexpr std::size_t kMaxImportFileBytes = 16 * 1024 * 1024;
+// config text.
+inline constexpr std::size_t kMaxImportFileBytes = kMaxConfigBytes;
 // Partition definitions (the P_Key space) and member entries (the
 // validator's kMaxPortMemberships) read from partitions.conf; past them the
 // import stops with an error. The YAML written is then held to the
