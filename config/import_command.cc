@@ -20,11 +20,14 @@ bool ReadInput(const std::string& path, std::optional<ImportFile>& file, std::os
 }
 
 void PrintFindings(const ImportFindings& findings, std::ostream& err) {
+  // Every error is shown (an import has a few at most); warnings up to the bound.
   std::size_t shown = 0;
   for (const ImportFinding& finding : findings)
-    if (shown++ < kMaxImportFindings) err << finding.Format() << "\n";
-  if (findings.size() > kMaxImportFindings)
-    err << "smctl import: " << findings.size() - kMaxImportFindings << " more findings not shown\n";
+    if (finding.severity == ImportFinding::Severity::kError || shown < kMaxImportFindings) {
+      err << finding.Format() << "\n";
+      ++shown;
+    }
+  if (findings.size() > shown) err << "smctl import: " << findings.size() - shown << " more warnings not shown\n";
 }
 
 // --check: prints the comparison on `err`; true when every port is equal.

@@ -368,7 +368,12 @@ TEST(ImportBounds, FindingsAreCutAndCounted) {
   std::ostringstream out, err;
   TempDir dir;
   EXPECT_EQ(RunImportCommand({"", dir.Write("partitions.conf", lines), "", "", false}, out, err), kImportFindings);
-  EXPECT_NE(err.str().find("more findings not shown"), std::string::npos);
+  EXPECT_NE(err.str().find("more warnings not shown"), std::string::npos);
+  // An error past the shown warnings is shown all the same.
+  std::ostringstream refused_out, refused_err;
+  lines += "bad=0x0002 : 0x0002c9030000102g ;\n";
+  EXPECT_EQ(RunImportCommand({"", dir.Write("bad.conf", lines), "", "", false}, refused_out, refused_err), kImportFindings);
+  EXPECT_NE(refused_err.str().find("bad.conf:1501: error: bad PortGUID"), std::string::npos);
 }
 
 }  // namespace
