@@ -102,9 +102,12 @@ void Reader::Finish(int last_line) {
 bool Reader::Segment(const std::string& segment, int line) {
   if (open_ != nullptr) return Members(segment, line);
   std::size_t colon = segment.find(':');
-  if (colon == std::string::npos && segment.find_first_not_of(" \t\n\r") == std::string::npos)
+  if (colon == std::string::npos && segment.find('\r') != std::string::npos &&
+      segment.find_first_not_of(" \t\n\r") == std::string::npos)
     return Fail(line, "no partition definition found: a carriage return (DOS line end) after ';' is text to "
                       "OpenSM, read as a definition without a header");
+  if (colon == std::string::npos && segment.empty())
+    return Fail(line, "no partition definition found: a ';' with no definition open");
   if (colon == std::string::npos)
     return Fail(line, "no partition definition found: the header 'Name=PKEY[,flags] :' must be on the line "
                       "that starts a definition");

@@ -90,6 +90,12 @@ TEST_F(ImportConformance, ASyntaxErrorMakesOpenSmDropTheWholeFile) {
   EXPECT_NE(findings.find("partitions.conf:3: error: bad PortGUID"), std::string::npos) << findings;
 }
 
+TEST_F(ImportConformance, ASemicolonWithNoDefinitionOpenIsAnError) {
+  std::string findings = RunAndCompare("Default=0x7fff : ALL=limited, SELF=full ;;\ngpu=0x0001 : 0x0002c90300001021=full ;\n", false);
+  EXPECT_NE(findings.find("partitions.conf:1: error: no partition definition found: a ';' with no definition open"),
+            std::string::npos) << findings;
+}
+
 TEST_F(ImportConformance, DosLineEndsMakeOpenSmDropTheFile) {
   std::string findings = RunAndCompare(
       "Default=0x7fff : ALL=limited, SELF=full ;\r\n"
