@@ -19,7 +19,7 @@ namespace {
 // 0), the name between the quotes. Only names of GUIDs in `named` are kept;
 // a name with several such GUIDs is one host.
 std::vector<NamedPorts> ReadNodeNameMap(const ImportFile& file, const std::set<Guid>& named,
-                                        ImportFindings& findings) {
+                                        ImportSources& sources, ImportFindings& findings) {
   std::vector<NamedPorts> hosts;
   std::map<std::string, std::size_t> index;
   std::map<Guid, int> seen;
@@ -50,7 +50,11 @@ std::vector<NamedPorts> ReadNodeNameMap(const ImportFile& file, const std::set<G
       continue;
     }
     seen[guid] = line;
-    if (named.count(guid) == 0) continue;
+    ++sources.map_guids;
+    if (named.count(guid) == 0) {
+      ++sources.map_guids_unused;
+      continue;
+    }
     std::string name = text.substr(open + 1, close - open - 1);
     auto [it, added] = index.try_emplace(name, hosts.size());
     if (added) hosts.push_back({name, {}, {}});
@@ -168,7 +172,7 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   std::vector<NamedPorts> hosts;
   if (inputs.node_name_map) {
     sources.node_name_map = inputs.node_name_map->name;
-    hosts = ReadNodeNameMap(*inputs.node_name_map, NamedGuids(reading), findings);
+    hosts = ReadNodeNameMap(*inputs.node_name_map, NamedGuids(reading), sources, findings);
   }
   // Findings by file (in the order the files were read), then by line.
   std::vector<std::string> files;

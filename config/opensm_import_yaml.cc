@@ -149,6 +149,10 @@ void Writer::Sm(const OpenSmConfImport& conf) {
 }
 
 void Writer::Hosts(const std::vector<NamedPorts>& hosts) {
+  if (sources_.map_guids_unused > 0)
+    text_ += "# " + sources_.node_name_map + ": " + std::to_string(sources_.map_guids_unused) + " of its " +
+             std::to_string(sources_.map_guids) + " GUIDs are not named in partitions.conf, so not imported as hosts\n"
+             "# (OpenSM's map names node GUIDs, partitions.conf port GUIDs; a switch is named by both).\n";
   if (hosts.empty()) return;
   std::set<std::string> taken;
   text_ += "hosts:   # the node-name map's names of the port GUIDs partitions.conf names\n";
@@ -280,11 +284,21 @@ void Writer::Partitions(const ImportedPartitions& partitions, const std::optiona
   for (const ImportedPartition& partition : partitions.partitions) Partition(partition, sm_port);
 }
 
+// A file name as a YAML comment shows it: no control character can end
+// the comment line (a name with a newline would write YAML of its own).
+std::string CommentSafe(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
 }  // namespace
 
-std::string WriteImportYaml(const ImportSources& sources, const OpenSmConfImport& conf,
+std::string WriteImportYaml(const ImportSources& given_sources, const OpenSmConfImport& conf,
                             const ImportedPartitions& partitions, const std::vector<NamedPorts>& hosts,
                             const std::optional<int>& fallback_line, ImportFindings& findings) {
+  ImportSources sources = given_sources;
+  for (std::string* name : {&sources.opensm_conf, &sources.partitions, &sources.node_name_map}) *name = CommentSafe(*name);
   Writer writer(sources, findings);
   writer.Header(fallback_line);
   writer.Sm(conf);

@@ -25,6 +25,8 @@ struct ImportSources {
   std::string opensm_conf;    // file names, empty when not given
   std::string partitions;
   std::string node_name_map;
+  std::size_t map_guids = 0;         // GUID lines of the map
+  std::size_t map_guids_unused = 0;  // of them, GUIDs partitions.conf does not name
 };
 
 std::string WriteImportYaml(const ImportSources& sources, const OpenSmConfImport& conf,

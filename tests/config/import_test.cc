@@ -322,6 +322,15 @@ TEST(ImportGolden, TrickyFilesImportExactly) {
   EXPECT_EQ((result.yaml + findings).find("1a2b3c4d5e6f7081"), std::string::npos);
 }
 
+// A file name is shown in YAML comments: a newline in it cannot start a
+// YAML line of its own.
+TEST(ImportYaml, AFileNameWithANewlineStaysInItsComment) {
+  ImportResult result = ImportOpenSm({std::nullopt, ImportFile{"p\nversion: 2", "D=0x7fff : ALL ;\n"}, std::nullopt});
+  EXPECT_EQ(result.yaml.find("\nversion: 2"), std::string::npos) << result.yaml;
+  ValidationOutcome validation = ValidateText(result.yaml, "imported.yaml", KeyFile::kNameOnly);
+  EXPECT_TRUE(validation.ok()) << AllDiagnostics(validation);
+}
+
 // Each bound of the import, reached.
 TEST(ImportBounds, AFileLargerThanTheBoundIsNotRead) {
   TempDir dir;
