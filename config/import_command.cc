@@ -31,8 +31,8 @@ void PrintFindings(const ImportFindings& findings, std::ostream& err) {
 }
 
 // --check: prints the comparison on `err`; true when every port is equal.
-bool RunCheck(const ImportInputs& inputs, const std::string& yaml, std::ostream& err) {
-  ImportCheck check = CheckImport(inputs, yaml);
+bool RunCheck(const ImportInputs& inputs, const ImportResult& result, std::ostream& err) {
+  ImportCheck check = CheckImport(inputs, result);
   if (!check.invalid.empty()) {
     err << "smctl import: error: check not done: " << check.invalid << "\n";
     return false;
@@ -57,7 +57,7 @@ int RunImportCommand(const ImportOptions& options, std::ostream& out, std::ostre
   PrintFindings(result.findings, err);
   if (result.refused) return kImportFindings;
   bool clean = !result.HasFindings();
-  if (options.check) clean = RunCheck(inputs, result.yaml, err) && clean;
+  if (options.check) clean = RunCheck(inputs, result, err) && clean;
   if (options.out_file.empty()) {
     out << result.yaml;
   } else if (Status written = WriteFileAtomically(options.out_file, result.yaml, 0644); !written.ok()) {

@@ -191,6 +191,7 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   for (const Diagnostic& diagnostic : validation.diagnostics)
     if (diagnostic.severity == Severity::kError)
       findings.push_back({"", 0, ImportFinding::Severity::kError, "the imported YAML does not validate: " + diagnostic.Format()});
+  result.config = std::move(validation.config);
   return result;
 }
 

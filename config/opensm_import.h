@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/guid.h"
+#include "config/config.h"
 #include "config/yaml_bounds.h"
 
 namespace smsupd::config {
@@ -91,6 +92,9 @@ inline constexpr std::size_t kMaxImportSteps = 20'000'000;
 struct ImportResult {
   std::string yaml;  // empty when refused
   bool refused = false;  // past a bound: no YAML, an error finding says which
+  // The YAML as the one validator read it (key files named, not read);
+  // empty when it does not validate (an error finding says why).
+  std::optional<Config> config;
   ImportFindings findings;
   bool HasFindings() const { return !findings.empty(); }
 };

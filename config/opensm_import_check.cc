@@ -5,7 +5,6 @@
 #include "config/opensm_conf_import.h"
 #include "config/opensm_import_partitions.h"
 #include "config/opensm_partitions_conf.h"
-#include "config/validator.h"
 
 namespace smsupd::config {
 namespace {
@@ -112,11 +111,10 @@ std::map<Guid, std::set<std::uint16_t>> OpenSmTablesFromFiles(const ImportInputs
   return entries;
 }
 
-ImportCheck CheckImport(const ImportInputs& inputs, const std::string& yaml) {
+ImportCheck CheckImport(const ImportInputs& inputs, const ImportResult& imported) {
   ImportCheck check;
-  ValidationOutcome validation = ValidateText(yaml, "imported smsupd.yaml", KeyFile::kNameOnly);
-  if (!validation.ok()) {
-    check.invalid = validation.diagnostics.empty() ? "invalid" : validation.diagnostics.front().Format();
+  if (!imported.config) {
+    check.invalid = "the imported YAML does not validate (see the error above)";
     return check;
   }
   std::vector<FabricPort> ports = ImportCheckPorts(inputs);
@@ -131,7 +129,7 @@ ImportCheck CheckImport(const ImportInputs& inputs, const std::string& yaml) {
     return check;
   }
   std::map<Guid, std::set<std::uint16_t>> from_files = OpenSmTablesFromFiles(inputs, ports);
-  std::map<Guid, std::set<std::uint16_t>> from_yaml = ExpectedPKeyEntries(*validation.config, ports);
+  std::map<Guid, std::set<std::uint16_t>> from_yaml = ExpectedPKeyEntries(*imported.config, ports);
   check.ports = ports.size();
   for (const FabricPort& port : ports)
     if (from_files[port.guid] != from_yaml[port.guid])

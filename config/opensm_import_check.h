@@ -19,7 +19,7 @@ namespace smsupd::config {
 struct ImportCheck {
   std::size_t ports = 0;                 // compared
   std::vector<std::string> differences;  // one line per differing port; empty: equal
-  std::string invalid;                   // the YAML did not validate (then nothing was compared)
+  std::string invalid;                   // not compared: the YAML did not validate, or too large
 };
 
 // The ports compared, as FabricPorts (is_sm_port on the SM's).
@@ -30,6 +30,7 @@ std::vector<FabricPort> ImportCheckPorts(const ImportInputs& inputs);
 std::map<Guid, std::set<std::uint16_t>> OpenSmTablesFromFiles(const ImportInputs& inputs,
                                                               const std::vector<FabricPort>& ports);
 
-ImportCheck CheckImport(const ImportInputs& inputs, const std::string& yaml);
+// `imported`: ImportOpenSm(inputs); its validated config is compared.
+ImportCheck CheckImport(const ImportInputs& inputs, const ImportResult& imported);
 
 }  // namespace smsupd::config

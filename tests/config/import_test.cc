@@ -105,7 +105,7 @@ void ExpectRoundTrip(const std::string& yaml, const std::string& what) {
   ExpectSameTables(files.opensm_conf, files.partitions_conf, imported, ports);
   ImportInputs check_inputs{ImportFile{"opensm.conf", files.opensm_conf}, ImportFile{"partitions.conf", files.partitions_conf},
                             std::nullopt};
-  ImportCheck check = CheckImport(check_inputs, imported.result.yaml);
+  ImportCheck check = CheckImport(check_inputs, imported.result);
   EXPECT_TRUE(check.invalid.empty()) << check.invalid;
   EXPECT_TRUE(check.differences.empty()) << check.differences.front();
 }
@@ -318,7 +318,7 @@ TEST(ImportGolden, TrickyFilesImportExactly) {
   }
   EXPECT_EQ(result.yaml, Golden("tests/config/golden/import/tricky.yaml"));
   EXPECT_EQ(findings, Golden("tests/config/golden/import/tricky.findings"));
-  EXPECT_TRUE(CheckImport(inputs, result.yaml).differences.empty());
+  EXPECT_TRUE(CheckImport(inputs, result).differences.empty());
   EXPECT_EQ((result.yaml + findings).find("1a2b3c4d5e6f7081"), std::string::npos);
 }
 
