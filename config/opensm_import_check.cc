@@ -53,10 +53,7 @@ std::string EntriesText(const std::set<std::uint16_t>& entries) {
   return text + "}";
 }
 
-}  // namespace
-
-std::vector<FabricPort> ImportCheckPorts(const ImportInputs& inputs) {
-  FileView view = Read(inputs);
+std::vector<FabricPort> PortsOf(const FileView& view) {
   std::vector<FabricPort> ports;
   Guid sm = view.conf.port_guid.value_or(kStandInSm);
   std::set<Guid> seen = {sm, kStandInCa, kStandInSwitch, kStandInRouter};
@@ -72,9 +69,7 @@ std::vector<FabricPort> ImportCheckPorts(const ImportInputs& inputs) {
   return ports;
 }
 
-std::map<Guid, std::set<std::uint16_t>> OpenSmTablesFromFiles(const ImportInputs& inputs,
-                                                              const std::vector<FabricPort>& ports) {
-  FileView view = Read(inputs);
+std::map<Guid, std::set<std::uint16_t>> TablesOf(const FileView& view, const std::vector<FabricPort>& ports) {
   std::map<std::uint16_t, std::map<Guid, PortState>> tables;
   bool fallback = !view.have_partitions || view.reading.error_line.has_value();
   Guid sm = 0;
@@ -111,24 +106,33 @@ std::map<Guid, std::set<std::uint16_t>> OpenSmTablesFromFiles(const ImportInputs
   return entries;
 }
 
+}  // namespace
+
+std::vector<FabricPort> ImportCheckPorts(const ImportInputs& inputs) { return PortsOf(Read(inputs)); }
+
+std::map<Guid, std::set<std::uint16_t>> OpenSmTablesFromFiles(const ImportInputs& inputs,
+                                                              const std::vector<FabricPort>& ports) {
+  return TablesOf(Read(inputs), ports);
+}
+
 ImportCheck CheckImport(const ImportInputs& inputs, const ImportResult& imported) {
   ImportCheck check;
   if (!imported.config) {
     check.invalid = "the imported YAML does not validate (see the error above)";
     return check;
   }
-  std::vector<FabricPort> ports = ImportCheckPorts(inputs);
+  FileView view = Read(inputs);  // once: a file may be 16 MiB
+  std::vector<FabricPort> ports = PortsOf(view);
   std::size_t keyword_lines = 0;
-  if (inputs.partitions)
-    for (const PartitionsConfDefinition& definition : ReadPartitionsConf(inputs.partitions->text, inputs.partitions->name).definitions)
-      for (const PartitionsConfMember& member : definition.members)
+  for (const PartitionsConfDefinition& definition : view.reading.definitions)
+    for (const PartitionsConfMember& member : definition.members)
         keyword_lines += member.kind != PartitionsConfMember::Kind::kGuid && member.kind != PartitionsConfMember::Kind::kSelf;
   if (keyword_lines * ports.size() > kMaxImportSteps) {
     check.invalid = "too large to check: " + std::to_string(keyword_lines) + " keyword lines x " +
                     std::to_string(ports.size()) + " ports is past " + std::to_string(kMaxImportSteps) + " steps";
     return check;
   }
-  std::map<Guid, std::set<std::uint16_t>> from_files = OpenSmTablesFromFiles(inputs, ports);
+  std::map<Guid, std::set<std::uint16_t>> from_files = TablesOf(view, ports);
   std::map<Guid, std::set<std::uint16_t>> from_yaml = ExpectedPKeyEntries(*imported.config, ports);
   check.ports = ports.size();
   for (const FabricPort& port : ports)
