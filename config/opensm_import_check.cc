@@ -126,7 +126,7 @@ ImportCheck CheckImport(const ImportInputs& inputs, const ImportResult& imported
   std::size_t keyword_lines = 0;
   for (const PartitionsConfDefinition& definition : view.reading.definitions)
     for (const PartitionsConfMember& member : definition.members)
-        keyword_lines += member.kind != PartitionsConfMember::Kind::kGuid && member.kind != PartitionsConfMember::Kind::kSelf;
+      keyword_lines += member.kind != PartitionsConfMember::Kind::kGuid && member.kind != PartitionsConfMember::Kind::kSelf;
   if (keyword_lines * ports.size() > kMaxImportSteps) {
     check.invalid = "too large to check: " + std::to_string(keyword_lines) + " keyword lines x " +
                     std::to_string(ports.size()) + " ports is past " + std::to_string(kMaxImportSteps) + " steps";
