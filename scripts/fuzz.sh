@@ -52,6 +52,7 @@ dictionary() {  # the harness's dictionary, if it has one
     config_yaml) echo tests/fuzz/dict/config_yaml.dict ;;
     control_*) echo tests/fuzz/dict/control.dict ;;
     opensm_log) echo tests/fuzz/dict/opensm_log.dict ;;
+    opensm_import) echo tests/fuzz/dict/opensm_import.dict ;;
   esac
 }
 
