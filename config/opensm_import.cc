@@ -127,54 +127,53 @@ std::string ImportFinding::Format() const {
   return where + (severity == Severity::kError ? ": error: " : ": warning: ") + shown;
 }
 
-ImportResult ImportOpenSm(const ImportInputs& inputs) {
-  ImportResult result;
-  ImportFindings& findings = result.findings;
-  ImportSources sources;
+namespace {
+
+OpenSmConfImport ReadConfInput(const ImportInputs& inputs, ImportSources& sources, ImportFindings& findings) {
   OpenSmConfImport conf;
-  if (inputs.opensm_conf) {
-    sources.opensm_conf = inputs.opensm_conf->name;
-    conf = ReadOpenSmConf(inputs.opensm_conf->text, sources.opensm_conf, findings);
-    for (const ImportedKey& key : conf.keys)
-      findings.push_back({sources.opensm_conf, key.line, ImportFinding::Severity::kWarning,
-                          key.name + " is set (value not shown): imported as sm." + key.name +
-                              "_file /etc/smsupd/" + key.name + "; put the key in that root-only file (mode 0600)"});
-  }
+  if (!inputs.opensm_conf) return conf;
+  sources.opensm_conf = inputs.opensm_conf->name;
+  conf = ReadOpenSmConf(inputs.opensm_conf->text, sources.opensm_conf, findings);
+  for (const ImportedKey& key : conf.keys)
+    findings.push_back({sources.opensm_conf, key.line, ImportFinding::Severity::kWarning,
+                        key.name + " is set (value not shown): imported as sm." + key.name + "_file /etc/smsupd/" +
+                            key.name + "; put the key in that root-only file (mode 0600)"});
+  return conf;
+}
+
+// partitions.conf as OpenSM reads it; without the file, what OpenSM does
+// without one (error_line 0). `too_large` set: refused.
+PartitionsConfReading ReadPartitionsInput(const ImportInputs& inputs, const OpenSmConfImport& conf,
+                                          ImportSources& sources, ImportFindings& findings) {
   PartitionsConfReading reading;
-  if (inputs.partitions) {
-    sources.partitions = inputs.partitions->name;
-    reading = ReadPartitionsConf(inputs.partitions->text, sources.partitions);
-    findings.Append(reading.findings);
-    if (!reading.too_large && ReplaySteps(reading) > kMaxImportSteps) {
-      reading.too_large = true;
-      reading.error_line = 0;
-      reading.error = "too large to import: keyword lines x the GUIDs of their partitions pass " +
-                      std::to_string(kMaxImportSteps) + " steps";
-    }
-    if (reading.too_large) {
-      findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
-                          reading.error + ": nothing imported"});
-      result.refused = true;
-      return result;
-    }
-    if (reading.error_line)
-      findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
-                          reading.error + ". OpenSM rejects the whole file and puts every port in 0x7fff as a full "
-                          "member (no isolation); imported as that"});
-  } else {
-    reading.error_line = 0;  // no file: what OpenSM does without one
+  if (!inputs.partitions) {
+    reading.error_line = 0;
     findings.push_back({"", 0, ImportFinding::Severity::kWarning,
                         "no --partitions file: imported as OpenSM without one (every port a full member of 0x7fff); "
                         "OpenSM reads " + conf.partition_config_file + ": give it with --partitions"});
+    return reading;
   }
-  ImportedPartitions partitions =
-      ResolvePartitions(reading, sources.partitions, conf.allow_both_pkeys, conf.port_guid, findings);
-  std::vector<NamedPorts> hosts;
-  if (inputs.node_name_map) {
-    sources.node_name_map = inputs.node_name_map->name;
-    hosts = ReadNodeNameMap(*inputs.node_name_map, NamedGuids(reading), sources, findings);
+  sources.partitions = inputs.partitions->name;
+  reading = ReadPartitionsConf(inputs.partitions->text, sources.partitions);
+  findings.Append(reading.findings);
+  if (!reading.too_large && ReplaySteps(reading) > kMaxImportSteps) {
+    reading.too_large = true;
+    reading.error_line = 0;
+    reading.error = "too large to import: keyword lines x the GUIDs of their partitions pass " +
+                    std::to_string(kMaxImportSteps) + " steps";
   }
-  // Findings by file (in the order the files were read), then by line.
+  if (reading.too_large)
+    findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
+                        reading.error + ": nothing imported"});
+  else if (reading.error_line)
+    findings.push_back({sources.partitions, *reading.error_line, ImportFinding::Severity::kError,
+                        reading.error + ". OpenSM rejects the whole file and puts every port in 0x7fff as a full "
+                        "member (no isolation); imported as that"});
+  return reading;
+}
+
+// By file (in the order the files were read), then by line.
+void SortFindings(ImportFindings& findings) {
   std::vector<std::string> files;
   for (const ImportFinding& finding : findings)
     if (std::find(files.begin(), files.end(), finding.file) == files.end()) files.push_back(finding.file);
@@ -183,10 +182,32 @@ ImportResult ImportOpenSm(const ImportInputs& inputs) {
   };
   std::stable_sort(findings.items().begin(), findings.items().end(),
                    [&](const ImportFinding& a, const ImportFinding& b) { return rank(a) < rank(b); });
+}
+
+}  // namespace
+
+ImportResult ImportOpenSm(const ImportInputs& inputs) {
+  ImportResult result;
+  ImportFindings& findings = result.findings;
+  ImportSources sources;
+  OpenSmConfImport conf = ReadConfInput(inputs, sources, findings);
+  PartitionsConfReading reading = ReadPartitionsInput(inputs, conf, sources, findings);
+  if (reading.too_large) {
+    result.refused = true;
+    return result;
+  }
+  ImportedPartitions partitions =
+      ResolvePartitions(reading, sources.partitions, conf.allow_both_pkeys, conf.port_guid, findings);
+  std::vector<NamedPorts> hosts;
+  if (inputs.node_name_map) {
+    sources.node_name_map = inputs.node_name_map->name;
+    hosts = ReadNodeNameMap(*inputs.node_name_map, NamedGuids(reading), sources, findings);
+  }
   std::vector<NamedPorts> sets = PortSets(partitions, hosts);
   hosts.insert(hosts.end(), sets.begin(), sets.end());
   std::optional<int> fallback_line = inputs.partitions ? reading.error_line : std::nullopt;
   result.yaml = WriteImportYaml(sources, conf, partitions, hosts, fallback_line, findings);
+  SortFindings(findings);
   ValidationOutcome validation = ValidateText(result.yaml, "imported smsupd.yaml", KeyFile::kNameOnly);
   for (const Diagnostic& diagnostic : validation.diagnostics)
     if (diagnostic.severity == Severity::kError)
