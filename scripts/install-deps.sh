@@ -5,11 +5,13 @@
 # systemd-container for the package and unit tests in a Debian tree; Debian's
 # ansible-core and ansible-lint for the Ansible role's tests; logrotate for
 # the test of the shipped logrotate file.
+# python3 generates the benchmark config (bench/config_gen.py, also used by
+# the import round-trip test).
 # Idempotent: apt-get runs only when a package is missing.
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config git procps
+  g++ cmake ninja-build pkg-config git procps python3
   libboost-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libsystemd-dev
   nlohmann-json3-dev libcli11-dev googletest libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus

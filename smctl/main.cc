@@ -11,6 +11,7 @@
 
 #include "common/guid.h"
 #include "config/commands.h"
+#include "config/import_command.h"
 #include "smctl/commands.h"
 #include "smctl/control_client.h"
 #include "smctl/exit_codes.h"
@@ -42,6 +43,7 @@ struct Choices {
   smsupd::control::CablingArguments cabling;
   std::string cabling_output;
   smsupd::smctl::PortsOptions ports;
+  smsupd::config::ImportOptions import;
 };
 
 // --json is accepted before or after the subcommand.
@@ -109,6 +111,13 @@ void AddCommands(CLI::App& app, Choices& choices) {
   render->add_option("FILE", choices.file, "the smsupd.yaml to render")->required();
   render->add_option("--out", choices.out_dir, "directory to write into")->required();
   AddJsonFlag(*render, choices);
+  auto* import = app.add_subcommand("import", "an OpenSM setup -> smsupd.yaml, read as OpenSM reads it (offline)");
+  import->add_option("--opensm-conf", choices.import.opensm_conf, "OpenSM's opensm.conf");
+  import->add_option("--partitions", choices.import.partitions, "OpenSM's partitions.conf");
+  import->add_option("--node-name-map", choices.import.node_name_map, "OpenSM's node-name map (names -> hosts)");
+  import->add_option("--out", choices.import.out_file, "write the YAML to FILE (default: stdout)");
+  import->add_flag("--check", choices.import.check,
+                   "prove every port gets the same P_Key table from the YAML as from the files (exit 1 if not)");
   auto* why = app.add_subcommand("why", "can two end ports talk over RDMA, and in which partitions");
   why->add_option("A", choices.why.a, "host name, NodeDescription, port GUID (0x + 16 hex) or LID")->required();
   why->add_option("B", choices.why.b, "the other end, named the same ways")->required();
@@ -159,6 +168,13 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
   if (app.got_subcommand("validate")) return RunValidate(global, choices.file, std::cout, std::cerr);
   if (app.got_subcommand("render"))
     return RunRender(global, choices.file, choices.out_dir, std::cout, std::cerr);
+  if (app.got_subcommand("import")) {
+    if (choices.import.opensm_conf.empty() && choices.import.partitions.empty()) {
+      std::cerr << "smctl import: give --opensm-conf FILE and/or --partitions FILE; run smctl import --help\n";
+      return kExitUsage;
+    }
+    return smsupd::config::RunImportCommand(choices.import, std::cout, std::cerr);
+  }
   if (app.got_subcommand("why")) return RunWhy(global, choices.why, std::cout, std::cerr);
   if (app.got_subcommand("cabling"))
     return RunCabling(global, choices.cabling, choices.cabling_output, std::cout, std::cerr);

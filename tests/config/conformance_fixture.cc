@@ -117,6 +117,7 @@ std::string ConformanceTest::CompareOnce() {
   if (SubnetUpCount() <= subnet_up_before_) return "OpenSM has not finished a heavy sweep since the change";
   Result<testbed::FabricPKeyTables> tables = testbed::ReadFabricPKeyTables(probe());
   if (!tables.ok()) return tables.error().message;
+  if (expected_ != nullptr) return testbed::DescribePKeyMismatches(*tables, *expected_);
   return testbed::DescribePKeyMismatches(*tables, ExpectedPKeyEntries(config_, TestFabricPorts(nodes_, sm_port())));
 }
 
@@ -140,6 +141,44 @@ void ConformanceTest::ExpectTablesMatch(bool allow_extra_sweep) {
   EXPECT_TRUE(matched.ok()) << matched.message() << "\npartitions.conf:\n"
                             << ReadWholeFile(opensm_dir_ + "/partitions.conf").value();
   EXPECT_EQ(PartitionErrorsInLog(), "");
+}
+
+std::string ConformanceTest::TestOpenSmConf(bool allow_both_pkeys) {
+  std::string yaml = "version: 1\nsm:\n  role: master\n  port_guid: " + FormatGuid(sm_port()) +
+                     "\n  opensm:\n    options:\n      log_flags: 0x07\n      force_log_flush: true\n"
+                     "      dump_files_dir: " + opensm_dir_ + "/\n"
+                     "      per_module_logging_file: " + opensm_dir_ + "/per-module-logging.conf\n";
+  ValidationOutcome outcome = ValidateText(yaml, "conformance.yaml");
+  EXPECT_TRUE(outcome.ok());
+  if (!outcome.ok()) return "";
+  RenderInputs inputs;
+  inputs.port_guid = sm_port();
+  inputs.partitions_path = opensm_dir_ + "/partitions.conf";
+  inputs.opensm_log_file = opensm_dir_ + "/opensm.log";
+  std::string conf = Render(*outcome.config, inputs).opensm_conf;
+  if (allow_both_pkeys) {
+    std::size_t at = conf.find("\nallow_both_pkeys FALSE\n");
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) conf.replace(at, 24, "\nallow_both_pkeys TRUE\n");
+  }
+  return conf;
+}
+
+void ConformanceTest::ApplyOpenSmFiles(const std::string& opensm_conf, const std::string& partitions) {
+  subnet_up_before_ = SubnetUpCount();
+  ASSERT_TRUE(WriteFileAtomically(opensm_dir_ + "/partitions.conf", partitions).ok());
+  ASSERT_TRUE(WriteFileAtomically(opensm_dir_ + "/opensm.conf", opensm_conf, 0600).ok());
+  ASSERT_NO_FATAL_FAILURE(StartOpenSm());
+  ASSERT_NO_FATAL_FAILURE(WaitForHeavySweep());
+  ASSERT_NO_FATAL_FAILURE(SighupOpenSm());
+}
+
+void ConformanceTest::ExpectFabricTables(const std::map<Guid, std::set<std::uint16_t>>& expected) {
+  expected_ = &expected;
+  Status matched = WaitForTables(kApplyDeadline);
+  expected_ = nullptr;
+  EXPECT_TRUE(matched.ok()) << matched.message() << "\npartitions.conf:\n"
+                            << ReadWholeFile(opensm_dir_ + "/partitions.conf").value();
 }
 
 void ConformanceTest::WaitForHeavySweep() {

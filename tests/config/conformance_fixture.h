@@ -31,6 +31,18 @@ class ConformanceTest : public testbed::FabricTest {
   // sweep and sends one SIGHUP (see LimitedToBothAcrossARestart). Sets config_.
   void Apply(const std::string& body);
 
+  // Installs OpenSM's files as they are (no YAML behind them): `opensm_conf`
+  // as written, `partitions` raw, then (re)starts OpenSM on H1 as Apply()
+  // does after a restart. Then ExpectFabricTables() compares.
+  void ApplyOpenSmFiles(const std::string& opensm_conf, const std::string& partitions);
+  // An opensm.conf for OpenSM on H1 in this fixture's directory (as Apply()
+  // renders it), with allow_both_pkeys as asked.
+  std::string TestOpenSmConf(bool allow_both_pkeys);
+  // Like ExpectTablesMatch(), against `expected` instead of config_, and
+  // without the "no complaint in the log" check (a file may be in error).
+  void ExpectFabricTables(const std::map<Guid, std::set<std::uint16_t>>& expected);
+  const std::vector<TestNode>& nodes() const { return nodes_; }
+
   // Waits until OpenSM has finished a heavy sweep since Apply() and every
   // end port's P_Key table, as the test bed reads it, is what
   // ExpectedPKeyEntries() says for config_ (a table the config fills to
@@ -62,6 +74,7 @@ class ConformanceTest : public testbed::FabricTest {
   void SighupOpenSm();
   std::string CompareOnce();
   Status WaitForTables(std::chrono::milliseconds deadline);
+  const std::map<Guid, std::set<std::uint16_t>>* expected_ = nullptr;  // else config_'s tables
   // "SUBNET UP" lines in OpenSM's log: one per completed heavy sweep.
   int SubnetUpCount() const;
 

@@ -47,6 +47,8 @@ export PATH="$dir/bin:$PATH" SMSUPD_CONFIG_DIR="$dir/etc"
 
 # shellcheck source=/dev/null
 source "$completion"
+# compopt works only while bash completes; the test calls _smctl directly.
+compopt() { :; }
 failed=0
 # expect "WORDS..." EXPECTED...: completes the last word of WORDS.
 expect() {
@@ -87,6 +89,13 @@ expect "smctl wh" why
 expect "smctl why "
 expect "smctl cab" cabling
 expect "smctl cabling --ex" --export
+expect "smctl imp" import
+expect "smctl import --p" --partitions
+expect "smctl import --check --n" --node-name-map
+mkdir -p "$dir/osm" && touch "$dir/osm/partitions.conf" "$dir/osm/opensm.conf"
+expect "smctl import --partitions $dir/osm/p" "$dir/osm/partitions.conf"
+expect "smctl import --partitions $dir/osm/partitions.conf --out $dir/osm/o" "$dir/osm/opensm.conf"
+expect "smctl render x.yaml --out $dir/osm/o"
 # Every option of every command completes (none forgotten).
 for command in $commands; do
   # shellcheck disable=SC2046

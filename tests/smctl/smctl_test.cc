@@ -476,6 +476,28 @@ TEST_F(OfflineCommandsTest, ValidateAndRenderWorkWithoutADaemon) {
   EXPECT_TRUE(std::filesystem::exists(directory_ + "/partitions.conf"));
 }
 
+// import, through smctl's own command line: the YAML on stdout and the
+// findings on stderr, its own exit codes (0 clean, 1 findings, 2 a file
+// unreadable or usage), no daemon, and a key never shown.
+TEST_F(OfflineCommandsTest, ImportReadsOpenSmFilesWithoutADaemon) {
+  std::map<std::string, std::string> env = {{"SMSUPD_SOCKET", directory_ + "/none.sock"}};
+  std::string conf = Write("opensm.conf", "guid 0x0002c90300a1b2c3\nsm_priority 15\n");
+  std::string partitions = Write("partitions.conf", "Default=0x7fff, ipoib : ALL=full ;\n");
+  auto clean = RunSmctl({"import", "--opensm-conf", conf, "--partitions", partitions, "--check"}, env);
+  EXPECT_EQ(clean.exit_code, kOk) << clean.err;
+  EXPECT_TRUE(Contains(clean.out, "version: 1"));
+  EXPECT_TRUE(Contains(clean.err, "every P_Key table equal"));
+  std::string guide = Write("guide.conf", "P_KEY_ENABLE=1\nsm_key 0x1a2b3c4d5e6f7081\n");
+  auto warned = RunSmctl({"import", "--opensm-conf", guide, "--partitions", partitions, "--out", directory_ + "/i.yaml"}, env);
+  EXPECT_EQ(warned.exit_code, 1);
+  EXPECT_TRUE(Contains(warned.err, guide + ":1: warning: 'P_KEY_ENABLE' is not an OpenSM option")) << warned.err;
+  EXPECT_TRUE(std::filesystem::exists(directory_ + "/i.yaml"));
+  EXPECT_FALSE(Contains(warned.out + warned.err, "1a2b3c4d5e6f7081")) << "no key in the output";
+  EXPECT_EQ(RunSmctl({"import", "--partitions", directory_ + "/missing.conf"}, env).exit_code, 2);
+  EXPECT_EQ(RunSmctl({"import"}, env).exit_code, kUsage);
+  EXPECT_EQ(RunSmctl({"import", "--partitions"}, env).exit_code, kUsage);
+}
+
 // render --json does what it says: it writes the files and reports each
 // (path, mode, size, sha256), never their text: opensm.conf holds the keys.
 TEST_F(OfflineCommandsTest, RenderJsonReportsTheFilesItWrote) {
