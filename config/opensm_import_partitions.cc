@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/guid.h"
+
 namespace smsupd::config {
 namespace {
 
@@ -23,12 +25,6 @@ constexpr std::size_t kPortsNamed = 8;
 std::string StateText(PortState state) {
   std::optional<Membership> membership = MembershipOf(state);
   return membership ? MembershipName(*membership) : "no member";
-}
-
-std::string Hex4(unsigned value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04x", value);
-  return text;
 }
 
 // One port class while the lines are replayed.
@@ -206,12 +202,12 @@ ImportedPartitions ResolvePartitions(const PartitionsConfReading& reading, const
     if (list.empty() && definition.pkey != kDefaultPKey) order.push_back(definition.pkey);
     if (!list.empty())
       findings.push_back({file, definition.line, ImportFinding::Severity::kWarning,
-                          "P_Key " + Hex4(definition.pkey) + " ('" + definition.name + "') is defined again (first at line " +
+                          "P_Key " + FormatPKey(definition.pkey) + " ('" + definition.name + "') is defined again (first at line " +
                               std::to_string(list.front()->line) + "): OpenSM merges it into the first definition, "
                               "name and IPoIB flags of the first kept; imported as one partition"});
     if (definition.auto_pkey)
       findings.push_back({file, definition.line, ImportFinding::Severity::kWarning,
-                          "'" + definition.name + "' has no P_Key: OpenSM assigns one; imported with " + Hex4(definition.pkey) +
+                          "'" + definition.name + "' has no P_Key: OpenSM assigns one; imported with " + FormatPKey(definition.pkey) +
                               ", the one a first sweep assigns (later sweeps may differ)"});
     list.push_back(&definition);
   }
@@ -234,7 +230,7 @@ ImportedPartitions ResolvePartitions(const PartitionsConfReading& reading, const
     out.uses_both |= partition.ca == 3 || partition.switches == 3 || partition.routers == 3 || partition.self == 3;
     if (!partition.HasMembers()) {
       findings.push_back({file, partition.header.line, ImportFinding::Severity::kWarning,
-                          "partition '" + partition.header.name + "' (" + Hex4(pkey) +
+                          "partition '" + partition.header.name + "' (" + FormatPKey(static_cast<std::uint16_t>(pkey)) +
                               ") has no members: OpenSM drops it; not imported"});
       continue;
     }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "common/guid.h"
 #include "config/opensm_partitions_tokens.h"
 
 namespace smsupd::config {
@@ -15,12 +16,6 @@ namespace {
 constexpr std::size_t kOpenSmPieceBytes = 4094;
 constexpr std::size_t kOpenSmNameBytes = 31;
 constexpr std::uint16_t kDefaultPkey = 0x7fff;
-
-std::string Hex4(unsigned value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04x", value & 0xffff);
-  return text;
-}
 
 // One file being read: the definition under way and OpenSM's P_Key table
 // (for auto-assigned P_Keys and names), as on a first sweep.
@@ -158,7 +153,7 @@ bool Reader::Header(const std::string& header, int line) {
     value = std::strtoul(id->c_str(), &end, 0);
     if (end == id->c_str() || *end != '\0')
       return Fail(line, "bad partition definition: '" + *id + "' is not a P_Key");
-    if (value > 0xffff) Warn(line, "P_Key '" + *id + "' is wider than 16 bits: OpenSM keeps " + Hex4(value & 0x7fff));
+    if (value > 0xffff) Warn(line, "P_Key '" + *id + "' is wider than 16 bits: OpenSM keeps " + FormatPKey(static_cast<std::uint16_t>(value & 0x7fff)));
   }
   std::uint16_t pkey = static_cast<std::uint16_t>(value & 0x7fff);
   if (pkey == 0) {
@@ -172,7 +167,7 @@ bool Reader::Header(const std::string& header, int line) {
     Warn(line, "name '" + name + "' is longer than 31 characters: OpenSM keeps '" + name.substr(0, kOpenSmNameBytes) + "'");
     name.resize(kOpenSmNameBytes);
   }
-  if (name.empty()) name = Hex4(pkey).substr(2);
+  if (name.empty()) name = FormatPKey(static_cast<std::uint16_t>(pkey)).substr(2);
   definition.name = name;
   if (names_.try_emplace(pkey, name).second) pkeys_of_[name].push_back(pkey);
   default_membership_ = definition.defmember.value_or(Membership::kLimited);
