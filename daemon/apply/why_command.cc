@@ -45,12 +45,13 @@ void WhyCommand::Handle(const control::Request& request, const control::Caller& 
   auto state = std::make_shared<Request>();
   state->args = std::move(*args);
   state->caller = caller;
-  // Every answer frees the request's slot on the loop, whichever thread gives it.
+  // Every answer frees the request's slot on the loop, whichever thread gives
+  // it, and before the caller reads it: asking again at once finds it free.
   state->reply = [this, alive = alive_, caller, reply = std::move(reply)](control::Response response) {
-    boost::asio::post(io_, [this, alive, caller] {
+    boost::asio::post(io_, [this, alive, caller, reply, response = std::move(response)]() mutable {
       if (*alive) Release(caller);
+      reply(std::move(response));
     });
-    reply(std::move(response));
   };
   WithPorts([this, state](Result<Ports> ports) {
     if (!ports)

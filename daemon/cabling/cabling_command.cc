@@ -58,12 +58,14 @@ void CablingCommand::Handle(const control::Request& request, const control::Call
                               "refused: too many `cabling` requests in progress; try again when they are answered"));
   ++in_flight_;
   ++per_uid_[caller.uid];
-  // Every answer frees the request's slot on the loop.
+  // Every answer frees the request's slot on the loop, before the caller
+  // reads it: a client that asks again as soon as it has its answer finds
+  // its slot free.
   Reply answer = [this, alive = alive_, caller, reply = std::move(reply)](control::Response response) {
-    boost::asio::post(io_, [this, alive, caller] {
+    boost::asio::post(io_, [this, alive, caller, reply, response = std::move(response)]() mutable {
       if (*alive) Release(caller);
+      reply(std::move(response));
     });
-    reply(std::move(response));
   };
   WithTopology([this, export_csv = args->export_csv, answer](Result<Topology> topology) {
     if (!topology)

@@ -1004,7 +1004,8 @@ TEST(PolicyStepTest, AFailoverDecidedAfterTheStateChangedDoesWhatWasAsked) {
     Observation obs = StandbyUnder(0, std::nullopt);
     obs.command = OperatorCommand{};
     obs.command->issued_on = OperatorCommand::IssuedOn::kStandby;
-    const Action* claim = Find(policy.Decide(obs, kT0 + Duration(1000)), Action::Kind::kSetLocalPriority);
+    const Actions a = policy.Decide(obs, kT0 + Duration(1000));
+    const Action* claim = Find(a, Action::Kind::kSetLocalPriority);
     ASSERT_NE(claim, nullptr);
     EXPECT_EQ(claim->priority, 14);
   }

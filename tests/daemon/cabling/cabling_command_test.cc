@@ -193,7 +193,8 @@ TEST_F(CablingCommandTest, ConcurrentRequestsShareOneWalkAndExtraOnesAreRefused)
   }
   EXPECT_EQ(fabric_->topology_walks(), 1) << "one walk for every request that arrived while it ran";
   // The slots are free again.
-  EXPECT_EQ(Call().result, control::ResultCode::kSuccess);
+  control::Response again = Call();
+  EXPECT_EQ(again.result, control::ResultCode::kSuccess) << again.text;
   EXPECT_EQ(fabric_->topology_walks(), 2);
 }
 
