@@ -7,7 +7,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
+# Each phase's wall time, printed at the end (and when a phase fails), so a
+# slow run says where its time went.
+phases=()
+phase() {  # phase NAME COMMAND...
+  local name=$1 start=$SECONDS; shift
+  current=$name started=$start
+  "$@"
+  phases+=("$(printf '%-34s %5d s' "$name" $((SECONDS - start)))")
+}
+report() {
+  local rc=$?
+  printf 'test.sh phases:\n'
+  ((${#phases[@]})) && printf '  %s\n' "${phases[@]}"
+  ((rc)) && printf '  %-34s failed after %d s\n' "${current:-?}" $((SECONDS - ${started:-0}))
+  printf '  %-34s %5d s (exit %d)\n' total "$SECONDS" "$rc"
+}
+trap report EXIT
+
+phase install-deps scripts/install-deps.sh
 
 jobs=$(nproc)
 build() {  # build DIR [cmake options...]
@@ -21,16 +39,16 @@ build() {  # build DIR [cmake options...]
 # build (each target's sources compiled 16 to a file) parses and instantiates
 # the heavy headers (Asio, nlohmann::json, the C++20 library) once per batch
 # instead of once per file: most of a build's time.
-build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+phase build build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16
 # Every unit and integration test but the 3-minute busy-master soak (its
 # 30-second version runs):
 #   ctest --test-dir build/ci -R failover_busy_master_soak
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system -E '^failover_busy_master_soak$'
+phase tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system -E '^failover_busy_master_soak$'
 # The packages and units in a Debian 12 tree (debootstrap, then dpkg -i,
 # upgrade and purge; the units booted with systemd-nspawn): after the
 # timing-sensitive tests above, not beside them.
-ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
+phase system-tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
 # One clang-14 build with ASan+UBSan (and libFuzzer's coverage) in build/fuzz
 # serves two purposes: the fuzz harnesses (docs/fuzzing.md), each run for
@@ -41,9 +59,9 @@ ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 # the simulated fabric. The other integration tests and the benchmarks run
 # only in the build above.
 asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integration_test)
-scripts/fuzz.sh --time 30 "${asan_targets[@]/#/--also=}"
+phase sanitizer-build+fuzz scripts/fuzz.sh --time 30 "${asan_targets[@]/#/--also=}"
 # umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -L unit
-ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -R '^SmsupdIntegrationTest\.'
+phase sanitizer-unit-tests ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -L unit
+phase sanitizer-integration-tests ctest --test-dir build/fuzz -j"$jobs" --output-on-failure --timeout 600 -R '^SmsupdIntegrationTest\.'
