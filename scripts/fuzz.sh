@@ -2,7 +2,7 @@
 # Builds the libFuzzer harnesses of tests/fuzz with clang-14 (build/fuzz) and
 # runs each for a while, several at a time (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build] [--also TARGET]... [HARNESS...]
+#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build | --build-only] [--also TARGET]... [HARNESS...]
 #
 # --also builds more targets in the same tree before the run (scripts/test.sh
 # builds its sanitizer test targets so: one clang build serves both).
@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=30
 jobs=$(nproc)
 build=1
+fuzz=1
 harnesses=()
 also=()
 while (($#)); do
@@ -25,9 +26,10 @@ while (($#)); do
     --time) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --no-build) build=0; shift ;;
+    --build-only) fuzz=0; shift ;;
     --also) also+=("$2"); shift 2 ;;
     --also=*) also+=("${1#--also=}"); shift ;;
-    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build] [--also TARGET]... [HARNESS...]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build | --build-only] [--also TARGET]... [HARNESS...]" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
@@ -48,6 +50,7 @@ if ((build)); then
     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}" "${also[@]}"
 fi
+((fuzz)) || exit 0
 
 dictionary() {  # the harness's dictionary, if it has one
   case $1 in

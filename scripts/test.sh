@@ -16,18 +16,72 @@ phase() {  # phase NAME COMMAND...
   "$@"
   phases+=("$(printf '%-34s %5d s' "$name" $((SECONDS - start)))")
 }
-report() {
-  local rc=$?
+report() {  # report EXIT_STATUS
+  local rc=$1
   printf 'test.sh phases:\n'
   ((${#phases[@]})) && printf '  %s\n' "${phases[@]}"
   ((rc)) && printf '  %-34s failed after %d s\n' "${current:-?}" $((SECONDS - ${started:-0}))
   printf '  %-34s %5d s (exit %d)\n' total "$SECONDS" "$rc"
 }
-trap report EXIT
 
 phase install-deps scripts/install-deps.sh
 
 jobs=$(nproc)
+logs=build/logs
+mkdir -p "$logs"
+
+# Work that needs no test result runs in the background, so that the CPU the
+# integration tests leave idle (they mostly wait on the simulated fabric) is
+# used: the Debian tree (debootstrap: network and disk), then, at the lowest
+# CPU priority (SCHED_IDLE: it only gets what the tests leave), the Debian
+# packages and the sanitizer build. Each job's output is in build/logs/NAME.log.
+logged() {  # logged NAME COMMAND...: COMMAND's output to NAME.log, "status seconds" to NAME.status
+  local name=$1 start=$SECONDS status=0; shift
+  rm -f "$logs/$name.status"
+  "$@" >"$logs/$name.log" 2>&1 || status=$?
+  echo "$status $((SECONDS - start))" >"$logs/$name.status"
+  return "$status"
+}
+await() {  # await NAME: waits for a background job, fails when it failed
+  local name=$1 status seconds
+  current="waiting for $name" started=$SECONDS
+  until [ -f "$logs/$name.status" ]; do sleep 2; done
+  read -r status seconds <"$logs/$name.status"
+  phases+=("$(printf '%-34s %5d s (in the background)' "$name" "$seconds")")
+  if [ "$status" != 0 ]; then
+    tail -40 "$logs/$name.log"
+    echo "FAILED: $name (exit $status); its output: $logs/$name.log" >&2
+    return 1
+  fi
+}
+background=()
+stop_background() {  # on exit: no build left running
+  local pid
+  for pid in "${background[@]}"; do pkill -TERM -s "$pid" 2>/dev/null || true; done
+}
+trap 'status=$?; stop_background; report $status' EXIT
+
+# One clang-14 build with ASan+UBSan (and libFuzzer's coverage) in build/fuzz
+# serves two purposes: the fuzz harnesses (docs/fuzzing.md), each run for
+# 30 s from its committed corpus, `nproc` at a time (a crash, a broken
+# property or a hang fails the run; longer runs: scripts/fuzz.sh --time 600),
+# and the sanitizer run of every unit test (the target unit_tests, which
+# drive the daemon's code in-process through fakes) and of the real smsupd on
+# the simulated fabric. The other integration tests and the benchmarks run
+# only in the build below.
+asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integration_test)
+
+# Each background job is a session of its own (setsid), so that it can be
+# stopped whole. The packages are built first: the system tests need them
+# right after the integration tests.
+setsid nice -n 10 bash -c "$(declare -f logged); logs=$logs; logged debian-tree \
+  tests/packaging/debian_root.sh build/ci/packaging/debian-bookworm" &
+background+=($!)
+setsid chrt --idle 0 bash -c "$(declare -f logged); logs=$logs; logged packages \
+  tests/packaging/build_debian_package.sh --build-only . build/ci/packaging/deb;
+  logged sanitizer-build scripts/fuzz.sh --build-only ${asan_targets[*]/#/--also=}" &
+background+=($!)
+
 build() {  # build DIR [cmake options...]
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja -DSMSUPD_WERROR=ON "$@" >/dev/null
@@ -47,19 +101,15 @@ phase build build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_
 phase tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 600 -LE system -E '^failover_busy_master_soak$'
 # The packages and units in a Debian 12 tree (debootstrap, then dpkg -i,
 # upgrade and purge; the units booted with systemd-nspawn): after the
-# timing-sensitive tests above, not beside them.
+# timing-sensitive tests above, not beside them. The tree and the packages
+# built in the background are reused (the packages only when built from the
+# same files); lintian and hardening-check run here.
+await debian-tree
+await packages
 phase system-tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
-# One clang-14 build with ASan+UBSan (and libFuzzer's coverage) in build/fuzz
-# serves two purposes: the fuzz harnesses (docs/fuzzing.md), each run for
-# 30 s from its committed corpus, `nproc` at a time (a crash, a broken
-# property or a hang fails the run; longer runs: scripts/fuzz.sh --time 600),
-# and the sanitizer run of every unit test (the target unit_tests, which
-# drive the daemon's code in-process through fakes) and of the real smsupd on
-# the simulated fabric. The other integration tests and the benchmarks run
-# only in the build above.
-asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integration_test)
-phase sanitizer-build+fuzz scripts/fuzz.sh --time 30 "${asan_targets[@]/#/--also=}"
+await sanitizer-build
+phase fuzz scripts/fuzz.sh --no-build --time 30
 # umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

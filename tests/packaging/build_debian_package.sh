@@ -8,21 +8,36 @@
 #   build_debian_package.sh SOURCE_DIR OUT_DIR
 # Build-Depends come from apt (scripts/install-deps.sh); no network is used.
 # CMAKE_CXX_COMPILER_LAUNCHER from the environment (e.g. ccache) is honoured.
+#
+# With --build-only it stops after dpkg-buildpackage (scripts/test.sh builds
+# the packages so while the other tests run). Packages already in OUT_DIR
+# that were built from exactly the same files (OUT_DIR/.source-stamp, a
+# hash of every file's name and content) are reused, not built again.
+#   build_debian_package.sh [--build-only] SOURCE_DIR OUT_DIR
 set -euo pipefail
+build_only=0
+[ "${1:-}" = --build-only ] && { build_only=1; shift; }
 src=$(cd "$1" && pwd)
 out=$2
-rm -rf "$out"
-mkdir -p "$out/src"
-out=$(cd "$out" && pwd)
 # The tracked files (and the working tree's changes to them) only: never a
 # build directory.
-(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-  tar --null -T - -cf -) | tar -C "$out/src" -xf -
+source_files() { (cd "$src" && git ls-files -z --cached --others --exclude-standard); }
+stamp=$( (cd "$src" && source_files | xargs -0 -r sha256sum --) | sha256sum | cut -c1-32)
 
-echo "== dpkg-buildpackage -us -uc -b"
-(cd "$out/src" && dpkg-buildpackage -us -uc -b -j2) >"$out/build.log" 2>&1 ||
-  { tail -40 "$out/build.log"; echo "FAIL dpkg-buildpackage"; exit 1; }
 shopt -s nullglob
+if [ -f "$out/.source-stamp" ] && [ "$(cat "$out/.source-stamp")" = "$stamp" ]; then
+  echo "== dpkg-buildpackage: reusing the packages built from these same files"
+  out=$(cd "$out" && pwd)
+else
+  rm -rf "$out"
+  mkdir -p "$out/src"
+  out=$(cd "$out" && pwd)
+  (cd "$src" && source_files | tar --null -T - -cf -) | tar -C "$out/src" -xf -
+  echo "== dpkg-buildpackage -us -uc -b"
+  (cd "$out/src" && dpkg-buildpackage -us -uc -b -j2) >"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; echo "FAIL dpkg-buildpackage"; exit 1; }
+  echo "$stamp" >"$out/.source-stamp"
+fi
 debs=("$out"/*.deb)
 printf '   %s\n' "${debs[@]##*/}"
 for want in smsupd_ smsupd-dbgsym_ smsupd-ansible_; do
@@ -30,6 +45,7 @@ for want in smsupd_ smsupd-dbgsym_ smsupd-ansible_; do
   [ ${#found[@]} = 1 ] || { echo "FAIL no ${want}*.deb was built"; exit 1; }
 done
 echo "ok   smsupd, smsupd-dbgsym and smsupd-ansible built"
+((build_only)) && exit 0
 
 echo "== lintian"
 changes=("$out"/smsupd_*.changes)
