@@ -55,9 +55,14 @@ await() {  # await NAME: waits for a background job, fails when it failed
   fi
 }
 background=()
+stop_tree() {  # stop_tree PID: PID and everything it started
+  local child
+  for child in $(pgrep -P "$1"); do stop_tree "$child"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
 stop_background() {  # on exit: no build left running
   local pid
-  for pid in "${background[@]}"; do pkill -TERM -s "$pid" 2>/dev/null || true; done
+  for pid in "${background[@]}"; do stop_tree "$pid"; done
 }
 trap 'status=$?; stop_background; report $status' EXIT
 
@@ -71,16 +76,23 @@ trap 'status=$?; stop_background; report $status' EXIT
 # only in the build below.
 asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integration_test)
 
-# Each background job is a session of its own (setsid), so that it can be
-# stopped whole. The packages are built first: the system tests need them
-# right after the integration tests.
-setsid nice -n 10 bash -c "$(declare -f logged); logs=$logs; logged debian-tree \
-  tests/packaging/debian_root.sh build/ci/packaging/debian-bookworm" &
-background+=($!)
-setsid chrt --idle 0 bash -c "$(declare -f logged); logs=$logs; logged packages \
+# in_background NICE COMMAND...: COMMAND in the background in a session of
+# its own whose scheduler autogroup has niceness NICE. (Linux shares the CPU
+# fairly between autogroups, one per session, whatever the niceness of the
+# processes inside; the tests' OpenSMs start sessions of their own.)
+in_background() {
+  local nice=$1; shift
+  setsid bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || true; exec "$@"' "$nice" "$@" &
+  background+=($!)
+}
+# The packages are built first: the system tests need them right after the
+# integration tests. The builds run at SCHED_IDLE in an autogroup of
+# niceness 19: the tests keep their CPU.
+in_background 10 bash -c "$(declare -f logged); logs=$logs; logged debian-tree \
+  nice -n 10 tests/packaging/debian_root.sh build/ci/packaging/debian-bookworm"
+in_background 19 chrt --idle 0 bash -c "$(declare -f logged); logs=$logs; logged packages \
   tests/packaging/build_debian_package.sh --build-only . build/ci/packaging/deb;
-  logged sanitizer-build scripts/fuzz.sh --build-only ${asan_targets[*]/#/--also=}" &
-background+=($!)
+  logged sanitizer-build scripts/fuzz.sh --build-only ${asan_targets[*]/#/--also=}"
 
 build() {  # build DIR [cmake options...]
   local dir=$1; shift
