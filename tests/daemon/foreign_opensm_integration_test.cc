@@ -19,7 +19,7 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr milliseconds kDeadline(60000);
+constexpr milliseconds kWaitLimit(60000);
 constexpr Guid kUniqueNodeGuid = 0x0002c9030f0e0000;
 
 // The two-switch topology with the first management node's GUID replaced.
@@ -52,7 +52,7 @@ TEST_F(ForeignOpenSmTest, APlainOpenSmOnOurPortIsCriticalUntilItStops) {
   Status started = node.Start();
   ASSERT_TRUE(started.ok()) << started.message();
   Result<json> master = node.WaitForStatus(
-      [](const json& s) { return s["local_sm"]["state"] == "MASTER"; }, "smsupd's OpenSM MASTER", kDeadline);
+      [](const json& s) { return s["local_sm"]["state"] == "MASTER"; }, "smsupd's OpenSM MASTER", kWaitLimit);
   ASSERT_TRUE(master.ok()) << master.error().message;
   EXPECT_FALSE(HasProblem(*master, "FOREIGN_OPENSM")) << master->dump();
 
@@ -66,7 +66,7 @@ TEST_F(ForeignOpenSmTest, APlainOpenSmOnOurPortIsCriticalUntilItStops) {
 
   Result<json> raised = node.WaitForStatus(
       [](const json& s) { return HasProblem(s, "FOREIGN_OPENSM"); }, "FOREIGN_OPENSM in health.problems",
-      kDeadline);
+      kWaitLimit);
   ASSERT_TRUE(raised.ok()) << raised.error().message << "\n" << node.LogTail();
   for (const json& problem : (*raised)["health"]["problems"]) {
     if (problem.value("id", "") == "FOREIGN_OPENSM") {
@@ -76,7 +76,7 @@ TEST_F(ForeignOpenSmTest, APlainOpenSmOnOurPortIsCriticalUntilItStops) {
 
   (*plain)->process->Kill();
   Result<json> cleared = node.WaitForStatus(
-      [](const json& s) { return !HasProblem(s, "FOREIGN_OPENSM"); }, "FOREIGN_OPENSM cleared", kDeadline);
+      [](const json& s) { return !HasProblem(s, "FOREIGN_OPENSM"); }, "FOREIGN_OPENSM cleared", kWaitLimit);
   EXPECT_TRUE(cleared.ok()) << cleared.error().message << "\n" << node.LogTail();
 }
 

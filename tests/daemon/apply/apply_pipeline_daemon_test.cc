@@ -94,11 +94,11 @@ class ConfigApplyDaemonTest : public ::testing::Test {
   std::future<int> exit_code_;
 };
 
-constexpr char kTenant[] =
+constexpr char kTenantPartition[] =
     "  - name: tenant\n    pkey: 0x0010\n    members:\n      - { guid: 0x0002c903000000b1, membership: full }\n";
 
 TEST_F(ConfigApplyDaemonTest, ReloadWaitAppliesANewGenerationAndHistoryListsIt) {
-  WriteConfig(kTenant);
+  WriteConfig(kTenantPartition);
   control::Response reply = Call("reload", {{"wait", true}});
   ASSERT_EQ(reply.result, control::ResultCode::kSuccess) << reply.text;
   EXPECT_EQ(reply.arguments["generation"], 2);
@@ -129,7 +129,7 @@ TEST_F(ConfigApplyDaemonTest, InvalidFileChangesNothing) {
 
 TEST_F(ConfigApplyDaemonTest, RollbackRestoresThePreviousFilesAsANewGeneration) {
   std::string original = Partitions();
-  WriteConfig(kTenant);
+  WriteConfig(kTenantPartition);
   ASSERT_EQ(Call("reload", {{"wait", true}}).result, control::ResultCode::kSuccess);
   control::Response reply = Call("rollback", {{"wait", true}});
   ASSERT_EQ(reply.result, control::ResultCode::kSuccess) << reply.text;
@@ -180,7 +180,7 @@ TEST_F(ConfigApplyDaemonTest, TablesThatStayWrongAreSweptAgainThenRolledBack) {
 }
 
 TEST_F(ConfigApplyDaemonTest, VerifiedWhenTheFabricHoldsTheTables) {
-  WriteConfig(kTenant);
+  WriteConfig(kTenantPartition);
   control::Response reply = Call("reload", {{"wait", true}});
   ASSERT_EQ(reply.result, control::ResultCode::kSuccess) << reply.text;
   EXPECT_EQ(reply.arguments["verification"]["state"], "verified") << reply.text;
@@ -189,7 +189,7 @@ TEST_F(ConfigApplyDaemonTest, VerifiedWhenTheFabricHoldsTheTables) {
 }
 
 TEST_F(ConfigApplyDaemonTest, PlanComparesAFileWithTheAppliedGeneration) {
-  std::string yaml = ReadWholeFile(dir_ + "/smsupd.yaml").value() + kTenant;
+  std::string yaml = ReadWholeFile(dir_ + "/smsupd.yaml").value() + kTenantPartition;
   control::Response reply = Call("plan", {{"yaml", yaml}, {"file", "new.yaml"}});
   ASSERT_EQ(reply.result, control::ResultCode::kSuccess) << reply.text;
   EXPECT_TRUE(reply.arguments["changed"].get<bool>());

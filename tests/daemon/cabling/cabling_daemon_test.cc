@@ -25,10 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing_cabling::kLeaf;
 using testing_cabling::ModelFabric;
 
 constexpr Guid kSmPort = 0x0002c903000000a1;
-constexpr Guid kLeaf = 0x0002c90300001000, kSmNode = 0x0002c903000000a0, kGpu = 0x0002c903000000b0;
+constexpr Guid kSmNode = 0x0002c903000000a0, kGpu = testing_cabling::kGpu01;
 
 class CablingDaemonTest : public ::testing::Test {
  protected:

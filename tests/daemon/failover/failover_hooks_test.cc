@@ -23,13 +23,6 @@ using std::chrono::milliseconds;
 // leaves room for a loaded machine without hiding a hook that held it.
 constexpr milliseconds kFailoverTarget(5000);
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class FailoverHooksTest : public FailoverTest {
  protected:
   void SetUp() override {

@@ -24,13 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // "Entering MASTER state" / "Entering STANDBY state" lines of an OpenSM log.
 std::size_t StateLines(const std::string& path) {
   std::ifstream in(path);

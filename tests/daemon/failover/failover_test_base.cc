@@ -1,6 +1,8 @@
 #include "tests/daemon/failover/failover_test_base.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "tests/testbed/fabric_conditions.h"
 #include "tests/testbed/topology_generators.h"
@@ -53,6 +55,13 @@ void FailoverTest::ExpectNoLongDualMaster() {
   MonitorReport report = bed_->monitor()->Snapshot();
   EXPECT_LT(report.longest_dual_master.count(), kMaxDualMaster.count())
       << "two MASTERs for longer than OpenSM's own handover: " << report.Describe();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace smsupd::testbed

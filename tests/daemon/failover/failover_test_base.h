@@ -62,4 +62,7 @@ class FailoverTest : public FabricTest {
     EXPECT_TRUE(status_.ok()) << status_.message();      \
   } while (0)
 
+// The whole text of a file ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+
 }  // namespace smsupd::testbed

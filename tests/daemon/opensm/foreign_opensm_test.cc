@@ -19,24 +19,24 @@
 namespace smsupd {
 namespace {
 
-constexpr Guid kPort = 0x0002c903000000a1;
+constexpr Guid kOwnPort = 0x0002c903000000a1;
 
 TEST(OpenSmBindsPort, NamesThePortOrNoPortAtAll) {
   // Debian's opensm@GUID.service.
   EXPECT_TRUE(OpenSmBindsPort({"/usr/sbin/opensm", "--guid", "0x0002c903000000a1", "--log_file",
-                               "/var/log/opensm.0x0002c903000000a1.log"}, kPort));
-  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-g", "0002C903000000A1"}, kPort));  // strtoull base 16
-  EXPECT_TRUE(OpenSmBindsPort({"opensm", "--guid=0x2c903000000a1"}, kPort));
-  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-g0x0002c903000000a1"}, kPort));
-  EXPECT_TRUE(OpenSmBindsPort({"opensm"}, kPort)) << "no port named: the first active one";
-  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-B", "-f", "/tmp/sm.log"}, kPort));
+                               "/var/log/opensm.0x0002c903000000a1.log"}, kOwnPort));
+  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-g", "0002C903000000A1"}, kOwnPort));  // strtoull base 16
+  EXPECT_TRUE(OpenSmBindsPort({"opensm", "--guid=0x2c903000000a1"}, kOwnPort));
+  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-g0x0002c903000000a1"}, kOwnPort));
+  EXPECT_TRUE(OpenSmBindsPort({"opensm"}, kOwnPort)) << "no port named: the first active one";
+  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-B", "-f", "/tmp/sm.log"}, kOwnPort));
 
-  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--guid", "0x0002c903000000a2"}, kPort)) << "another port";
-  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--guid", "not-a-guid"}, kPort));
-  EXPECT_FALSE(OpenSmBindsPort({"/usr/sbin/opensm", "-F", "/var/lib/smsupd-b/opensm.conf"}, kPort))
+  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--guid", "0x0002c903000000a2"}, kOwnPort)) << "another port";
+  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--guid", "not-a-guid"}, kOwnPort));
+  EXPECT_FALSE(OpenSmBindsPort({"/usr/sbin/opensm", "-F", "/var/lib/smsupd-b/opensm.conf"}, kOwnPort))
       << "another smsupd's OpenSM: its port is in its file";
-  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--config=/etc/x.conf"}, kPort));
-  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-F", "/etc/x.conf", "--guid", "0x0002c903000000a1"}, kPort))
+  EXPECT_FALSE(OpenSmBindsPort({"opensm", "--config=/etc/x.conf"}, kOwnPort));
+  EXPECT_TRUE(OpenSmBindsPort({"opensm", "-F", "/etc/x.conf", "--guid", "0x0002c903000000a1"}, kOwnPort))
       << "--guid wins over the file's guid";
 }
 
@@ -49,7 +49,7 @@ class FakeProcessTable : public ProcessTable {
   std::vector<NamedProcess> processes;
 };
 
-class RecordingReporter : public Reporter {
+class ProblemRecorder : public Reporter {
  public:
   void AddEvent(std::string_view, nlohmann::json) override {}
   void Announce(const std::string&, const std::string&) override {}
@@ -63,10 +63,10 @@ class ForeignOpenSmWatchTest : public ::testing::Test {
  protected:
   boost::asio::io_context io_;
   FakeProcessTable table_;
-  RecordingReporter reporter_;
+  ProblemRecorder reporter_;
   pid_t own_pid_ = 100;
   ForeignOpenSmWatch watch_{io_, table_, reporter_, [this] {
-                              return ForeignOpenSmWatch::Target{kPort, own_pid_};
+                              return ForeignOpenSmWatch::Target{kOwnPort, own_pid_};
                             }};
 };
 
