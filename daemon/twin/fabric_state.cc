@@ -84,7 +84,7 @@ void ReadSwitches(Fabric& fabric, const FabricTopology& topology,
 // process boundary).
 Result<uint64_t> Unsigned(const nlohmann::json& object, const char* key, uint64_t max) {
   auto it = object.find(key);
-  if (it == object.end() || !it->is_number_unsigned() || it->get<uint64_t>() > max)
+  if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() < 0 || it->get<uint64_t>() > max)
     return Error{std::string("field ") + key + " missing or out of range"};
   return it->get<uint64_t>();
 }
@@ -117,7 +117,7 @@ Result<std::vector<T>> NumberList(const nlohmann::json& object, const char* key,
   if (!it->is_array() || it->size() > max_size) return Error{std::string("field ") + key + " is no list in bounds"};
   out.reserve(it->size());
   for (const auto& value : *it) {
-    if (!value.is_number_unsigned() || value.get<uint64_t>() > max_value)
+    if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<uint64_t>() > max_value)
       return Error{std::string("field ") + key + " holds a value out of range"};
     out.push_back(static_cast<T>(value.get<uint64_t>()));
   }

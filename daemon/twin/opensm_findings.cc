@@ -64,7 +64,8 @@ void ReadLogLine(std::string_view line, OpenSmFindings& out, std::optional<doubl
     Add(out.partition_errors, message);
     if (Contains(message, "retrying with default config")) out.default_partition_fallback = true;
   }
-  if (Contains(message, "ERR ") || kind == OpenSmLogEvent::Kind::kError) {
+  // ERROR-level records (0x01 alone: the banner is logged at 0x03).
+  if (Contains(message, "ERR ") || Contains(line, "] 0x01 -> ")) {
     ++out.errors_total;
     Add(out.errors, message);
   }
@@ -96,9 +97,12 @@ OpenSmFindings ReadOpenSmFindings(std::string_view log, std::string_view output)
   OpenSmFindings out;
   std::optional<double> start;
   ForEachLine(log, [&](std::string_view line) { ReadLogLine(line, out, start); });
+  // OpenSM prints its option parsing to stdout (osm_subnet.c log_report):
+  // every "Loading Cached Option" line and a banner, and among them the
+  // complaints kept here.
   ForEachLine(output, [&](std::string_view line) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    Add(out.warnings, line);
+    for (std::string_view word : {"-E-", "Invalid", "invalid", "Warning", "Unrecognized", "rror", "ERR "})
+      if (Contains(line, word)) return Add(out.warnings, line);
   });
   return out;
 }
@@ -111,8 +115,8 @@ std::vector<MulticastGroup> ReadMulticastGroups(std::string_view sa_dump) {
     group.mlid = static_cast<uint16_t>(HexAfter(line, "MC Group 0x"));
     group.mgid = WordAfter(line, "mgid=");
     group.pkey = static_cast<uint16_t>(HexAfter(line, "pkey=0x"));
-    group.mtu = static_cast<int>(HexAfter(line, "mtu=0x") & 0xff);
-    group.rate = static_cast<int>(HexAfter(line, "rate=0x") & 0xff);
+    group.mtu = static_cast<int>(HexAfter(line, "mtu=0x") & 0x3f);  // the top bits are a selector
+    group.rate = static_cast<int>(HexAfter(line, "rate=0x") & 0x3f);
     group.qkey = static_cast<uint32_t>(HexAfter(line, "qkey=0x"));
     groups.push_back(std::move(group));
   });

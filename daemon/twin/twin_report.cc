@@ -8,6 +8,7 @@ namespace {
 std::set<uint16_t> Entries(const std::vector<uint16_t>& table) {
   std::set<uint16_t> out(table.begin(), table.end());
   out.erase(0);
+  out.erase(0x8000);  // the invalid P_Key: no entry either (IBA 10.9.1.2)
   return out;
 }
 

@@ -1,0 +1,203 @@
+// `smctl plan --twin` against what the real apply then does on the "live"
+// fabric (itself an ibsim): the P_Key tables the twin forecasts are the ones
+// `smctl reload --wait` produces, port by port (read by the test bed's own
+// probe); the number of forwarding-table entries a routing change moves is
+// the number that moves on live (the tables read before and after with
+// `smsupd --twin-probe` on the live fabric); OpenSM's fallbacks and its
+// reading of an option smsupd passes through are reported.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "common/atomic_file.h"
+#include "daemon/twin/fabric_state.h"
+#include "daemon/twin/twin_report.h"
+#include "tests/daemon/pkey_apply/pkey_apply_fixture.h"
+#include "tests/testbed/topology_generators.h"
+
+namespace smsupd::testbed::pkey {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kTwinSmctlDeadline(300000);
+constexpr milliseconds kProbeDeadline(60000);
+
+class TwinPlanTest : public PKeyApplyTest {
+ protected:
+  // `smctl --json plan --twin FILE` of master()'s config as it is now
+  // (written beside the config, not applied). Returns the reply's arguments.
+  json TwinPlan(const std::vector<std::string>& extra = {}) {
+    std::string path = master().dir() + "/candidate.yaml";
+    EXPECT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+    std::vector<std::string> args = {"--json", "plan", "--twin", path};
+    args.insert(args.end(), extra.begin(), extra.end());
+    last_ = master().Smctl(args, kTwinSmctlDeadline);
+    EXPECT_TRUE(last_.exit_code == 0 || last_.exit_code == 1) << last_.Describe() << master().LogTail();
+    return last_.Arguments();
+  }
+
+  // The live fabric's tables, read from the master's node by the product's
+  // probe mode (the same reader the twin uses on its copy).
+  twin::FabricState LiveState() {
+    const std::string out = master().dir() + "/live-state-" + std::to_string(++reads_) + ".json";
+    auto process = fabric().RunOnNode(master().node(),
+                                      {SMSUPD_DAEMON_PATH, "--twin-probe", "--port-guid",
+                                       FormatGuid(master().port_guid()), "--out", out},
+                                      "live-read");
+    EXPECT_TRUE(process.ok());
+    if (!process.ok()) return {};
+    auto exit = (*process)->process->Wait(kProbeDeadline);
+    EXPECT_TRUE(exit.ok() && exit->clean()) << "the live read failed";
+    auto text = ReadWholeFile(out);
+    EXPECT_TRUE(text.ok());
+    if (!text.ok()) return {};
+    auto state = twin::FabricStateFromJson(json::parse(*text, nullptr, false));
+    EXPECT_TRUE(state.ok()) << (state.ok() ? "" : state.error().message);
+    return state.ok() ? *state : twin::FabricState{};
+  }
+
+  // Applies master()'s config (an OpenSM restart allowed) and waits until verified.
+  void ApplyWithRestart() {
+    ASSERT_TRUE(master().WriteConfig().ok());
+    SmctlResult reply = ApplyWithWait(master(), {"reload", "--restart", "--force"});
+    ASSERT_EQ(reply.exit_code, 0) << reply.Describe() << master().LogTail();
+    ASSERT_EQ(reply.VerificationState(), "verified") << reply.Describe();
+  }
+
+  // Forecast vs live for a routing_engine change: the twin's count of moved
+  // entries equals what the apply then moves. Returns the twin's answer.
+  json ExpectRoutingForecast(const std::string& engine) {
+    twin::FabricState before = LiveState();
+    master().config().opensm_options["routing_engine"] = engine;
+    json forecast = TwinPlan();
+    if (HasFailure()) return forecast;
+    ApplyWithRestart();
+    twin::FabricState after = LiveState();
+    twin::TableComparison live = twin::CompareFabricStates(before, after);
+    EXPECT_GT(live.switches_compared, 0);
+    EXPECT_EQ(forecast["forwarding"].value("entries_moved", -1), live.entries_moved)
+        << engine << ": forecast " << forecast["forwarding"].dump() << "\n" << last_.out;
+    EXPECT_EQ(forecast["forwarding"].value("switches_changed", -1), live.switches_changed) << engine;
+    return forecast;
+  }
+
+  SmctlResult last_;
+  int reads_ = 0;
+};
+
+// The changes of the P_Key apply tests, one after another: for each, the
+// twin's forecast applied to the tables read before equals the tables
+// read after the real apply, on every port.
+TEST_F(TwinPlanTest, PKeyForecastEqualsWhatTheApplyProducesPortByPort) {
+  auto add = [&] {
+    master().config().partitions.push_back(
+        {"tenant-c", 0x0030, false, std::nullopt, {HostMember("H2_4", "full"), HostMember("H1_3", "limited")}});
+  };
+  auto remove = [&] { master().config().Remove("tenant-b"); };
+  auto move = [&] {
+    auto& a = master().config().Find("tenant-a")->members;
+    a.erase(std::find(a.begin(), a.end(), HostMember("H1_4", "full")));
+    master().config().Find("tenant-b")->members.push_back(HostMember("H1_4", "full"));
+  };
+  auto downgrade = [&] {
+    master().config().Find("tenant-a")->members = {HostMember("H1_3", "limited"), HostMember("H1_4", "full"),
+                                                   HostMember("H2_1", "full")};
+  };
+  std::vector<std::pair<std::string, std::function<void()>>> changes = {
+      {"add", add}, {"remove", remove}, {"move", move}, {"downgrade", downgrade}};
+  for (auto& [name, change] : changes) {
+    SCOPED_TRACE(name);
+    FabricPKeyTables before = Tables();
+    change();
+    json forecast = TwinPlan();
+    ASSERT_TRUE(forecast.contains("pkey_tables")) << last_.Describe();
+    EXPECT_GT(forecast["pkey_tables"].value("changed", 0), 0) << last_.out;
+    std::map<Guid, PKeyEntries> predicted = before.entries;
+    for (const json& port : forecast["pkey_tables"]["ports"]) {
+      PKeyEntries after;
+      for (const json& entry : port["after"]) after.insert(static_cast<uint16_t>(std::stoul(entry.get<std::string>(), nullptr, 16)));
+      predicted[*ParseGuid(port["guid"].get<std::string>())] = after;
+    }
+    EXPECT_EQ(forecast["routing"].value("fallback", true), false);
+    ApplyAndExpectVerified();
+    FabricPKeyTables applied = Tables();
+    for (const auto& [guid, entries] : applied.entries)
+      EXPECT_EQ(PKeyEntriesText(predicted[guid]), PKeyEntriesText(entries)) << FormatGuid(guid);
+    EXPECT_EQ(predicted.size(), applied.entries.size());
+  }
+}
+
+TEST_F(TwinPlanTest, RoutingEngineChangesOnTheFatTreeAreForecast) {
+  json ftree = ExpectRoutingForecast("ftree");
+  EXPECT_EQ(ftree["routing"].value("engine_used", ""), "ftree") << ftree.dump();
+  EXPECT_EQ(ftree["routing"].value("fallback", true), false);
+  json updn = ExpectRoutingForecast("updn");
+  EXPECT_EQ(updn["routing"].value("engine_used", ""), "updn") << updn.dump();
+  json minhop = ExpectRoutingForecast("minhop");
+  EXPECT_EQ(minhop["routing"].value("engine_used", ""), "minhop");
+}
+
+// Two leaves cabled to each other as well: no longer a fat tree.
+class TwinPlanNotAFatTreeTest : public TwinPlanTest {
+ protected:
+  void ShapeTopology(Topology& topology) override {
+    topology.AddLink({"L1", 30, "L2", 30});
+  }
+};
+
+TEST_F(TwinPlanNotAFatTreeTest, FtreeFallsBackAndTheForecastStillHolds) {
+  json forecast = ExpectRoutingForecast("ftree");
+  EXPECT_EQ(forecast["routing"].value("engine_asked", ""), "ftree");
+  EXPECT_EQ(forecast["routing"].value("engine_used", ""), "minhop");
+  EXPECT_EQ(forecast["routing"].value("fallback", false), true);
+  EXPECT_FALSE(forecast["routing"]["engines_failed"].empty()) << forecast.dump();
+  EXPECT_NE(last_.out.find("ftree"), std::string::npos);
+}
+
+// lmc accepts 0..255 in smsupd's option table (passed through as OpenSM's
+// own type); OpenSM resets anything above 7 to 0. `plan` shows an LMC
+// change; the twin shows OpenSM refusing it, and no route moving.
+TEST_F(TwinPlanTest, AnOptionOpenSmReadsDifferentlyIsCaughtByTheTwinOnly) {
+  master().config().opensm_options["lmc"] = "9";
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+  SmctlResult plan = master().Smctl({"--json", "plan", path});
+  ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
+  EXPECT_NE(plan.out.find("\"lmc\""), std::string::npos) << "plan lists the option";
+  EXPECT_EQ(plan.out.find("Invalid"), std::string::npos) << "plan cannot know OpenSM's reading";
+
+  json twin = TwinPlan({"--exit-code"});
+  EXPECT_EQ(last_.exit_code, 0) << "nothing changes on the fabric: " << last_.Describe();
+  bool warned = false;
+  for (const json& line : twin["opensm"]["warnings"])
+    warned = warned || line.get<std::string>().find("lmc = 9") != std::string::npos;
+  EXPECT_TRUE(warned) << twin["opensm"].dump();
+  EXPECT_EQ(twin["forwarding"].value("entries_moved", -1), 0);
+}
+
+TEST_F(TwinPlanTest, ReportsMulticastGroupsTimingsAndNoChangeForTheSameConfig) {
+  json twin = TwinPlan({"--exit-code"});
+  EXPECT_EQ(last_.exit_code, 0) << last_.Describe();
+  EXPECT_EQ(twin["pkey_tables"].value("changed", -1), 0);
+  EXPECT_EQ(twin["forwarding"].value("entries_moved", -1), 0);
+  bool tenant_a = false;  // ipoib: its broadcast group
+  for (const json& group : twin["multicast_groups"]) tenant_a = tenant_a || group.value("pkey", "") == "0x8010";
+  EXPECT_TRUE(tenant_a) << twin["multicast_groups"].dump();
+  EXPECT_GT(twin["timings_ms"].value("total", 0), 0);
+  // The twin cleaned up: no directory left beside the socket.
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(master().socket_path()).parent_path()))
+    EXPECT_EQ(entry.path().filename().string().rfind("twin-", 0), std::string::npos) << entry.path();
+}
+
+TEST_F(TwinPlanTest, AnInvalidFileIsRefusedLikePlan) {
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml() + "no_such_key: 1\n").ok());
+  SmctlResult refused = master().Smctl({"plan", "--twin", path, "--exit-code"}, kTwinSmctlDeadline);
+  EXPECT_EQ(refused.exit_code, 4) << refused.Describe();
+}
+
+}  // namespace
+}  // namespace smsupd::testbed::pkey
