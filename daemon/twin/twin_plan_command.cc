@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "common/atomic_file.h"
 #include "common/control_arguments.h"
@@ -73,9 +74,24 @@ std::vector<std::string> RunnerEnvironment() {
   return env;
 }
 
+// $SMSUPD_TWIN_IBSIM / $SMSUPD_TWIN_UMAD2SIM name another place (an
+// installation outside the distribution's paths; tests name a missing one).
+std::optional<Result<std::string>> Overridden(const char* variable, const std::string& missing) {
+  const char* value = std::getenv(variable);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  if (::access(value, R_OK) != 0) return Result<std::string>(Error{missing + " (" + variable + "=" + value + ")"});
+  return Result<std::string>(std::string(value));
+}
+
+constexpr const char* kNoIbsim =
+    "the twin needs the simulator ibsim, which is not installed (Debian: apt install ibsim-utils)";
+constexpr const char* kNoUmad2Sim =
+    "the twin needs the umad2sim preload (libumad2sim.so), which is not installed (Debian: apt install libumad2sim0)";
+
 }  // namespace
 
 Result<std::string> FindIbsim() {
+  if (auto overridden = Overridden("SMSUPD_TWIN_IBSIM", kNoIbsim)) return *overridden;
   if (const char* path = std::getenv("PATH")) {
     std::string dirs = path;
     for (std::size_t start = 0; start <= dirs.size();) {
@@ -88,10 +104,11 @@ Result<std::string> FindIbsim() {
   }
   for (const char* candidate : {"/usr/bin/ibsim", "/usr/sbin/ibsim", "/usr/local/bin/ibsim"})
     if (::access(candidate, X_OK) == 0) return std::string(candidate);
-  return Error{"the twin needs the simulator ibsim, which is not installed (Debian: apt install ibsim-utils)"};
+  return Error{kNoIbsim};
 }
 
 Result<std::string> FindUmad2Sim() {
+  if (auto overridden = Overridden("SMSUPD_TWIN_UMAD2SIM", kNoUmad2Sim)) return *overridden;
   std::error_code error;
   for (const char* lib : {"/usr/lib", "/usr/lib64", "/usr/local/lib"}) {
     fs::path direct = fs::path(lib) / "umad2sim" / "libumad2sim.so";
@@ -101,8 +118,7 @@ Result<std::string> FindUmad2Sim() {
       if (fs::exists(candidate, error)) return candidate.string();
     }
   }
-  return Error{"the twin needs the umad2sim preload (libumad2sim.so), which is not installed "
-               "(Debian: apt install libumad2sim0)"};
+  return Error{kNoUmad2Sim};
 }
 
 struct TwinPlanCommand::Run {

@@ -7,14 +7,20 @@
 // reading of an option smsupd passes through are reported.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <future>
+#include <iterator>
 
 #include "common/atomic_file.h"
 #include "daemon/twin/fabric_state.h"
 #include "daemon/twin/twin_report.h"
 #include "tests/daemon/pkey_apply/pkey_apply_fixture.h"
 #include "tests/testbed/topology_generators.h"
+#include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed::pkey {
 namespace {
@@ -221,6 +227,56 @@ TEST_F(TwinPlanTest, AnInvalidFileIsRefusedLikePlan) {
   ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml() + "no_such_key: 1\n").ok());
   SmctlResult refused = master().Smctl({"plan", "--twin", path, "--exit-code"}, kTwinSmctlDeadline);
   EXPECT_EQ(refused.exit_code, 4) << refused.Describe();
+}
+
+// The pid of a twin runner (`smsupd --twin-run DIR`) whose DIR is under
+// `run_dir`, 0 when none runs.
+pid_t TwinRunner(const std::string& run_dir) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(std::string("--twin-run") + '\0' + run_dir + "/twin-") != std::string::npos)
+      return std::stoi(name);
+  }
+  return 0;
+}
+
+// One twin at a time: while one runs (its runner held with SIGSTOP, so it
+// cannot finish meanwhile), a second request is refused "busy"; the first
+// then completes.
+TEST_F(TwinPlanTest, ASecondTwinWhileOneRunsIsRefusedBusy) {
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+  auto first = std::async(std::launch::async,
+                          [&] { return master().Smctl({"--json", "plan", "--twin", path}, kTwinSmctlDeadline); });
+  const std::string run_dir = std::filesystem::path(master().socket_path()).parent_path();
+  pid_t runner = 0;
+  Status started = WaitFor("the first twin's runner", [&] { return (runner = TwinRunner(run_dir)) != 0; }, milliseconds(30000),
+                           milliseconds(1));
+  ASSERT_TRUE(started.ok()) << started.message();
+  bool stopped = ::kill(runner, SIGSTOP) == 0;
+  SmctlResult second = master().Smctl({"--json", "plan", "--twin", path}, kTwinSmctlDeadline);
+  if (stopped) ::kill(runner, SIGCONT);
+  SmctlResult done = first.get();
+  ASSERT_TRUE(stopped) << "the runner ended before it could be held";
+  EXPECT_EQ(second.exit_code, 1) << second.Describe();
+  EXPECT_NE(second.out.find("busy"), std::string::npos) << second.Describe();
+  EXPECT_EQ(done.exit_code, 0) << done.Describe();
+}
+
+// Without the simulator: a clear error naming the Debian package, nothing
+// left behind.
+TEST_F(TwinPlanTest, AMissingSimulatorIsNamedWithItsPackage) {
+  master().Stop();
+  ASSERT_TRUE(master().Start({{"SMSUPD_TWIN_IBSIM", master().dir() + "/no-ibsim"}}).ok());
+  ASSERT_TRUE(master().WaitForSmState("MASTER", kStartDeadline).ok());
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+  SmctlResult refused = master().Smctl({"plan", "--twin", path}, kTwinSmctlDeadline);
+  EXPECT_EQ(refused.exit_code, 1) << refused.Describe();
+  EXPECT_NE(refused.err.find("ibsim-utils"), std::string::npos) << refused.Describe();
 }
 
 }  // namespace
