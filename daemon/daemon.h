@@ -82,6 +82,10 @@ struct DaemonOptions {
   std::function<std::shared_ptr<Fabric>(std::optional<Guid>)> make_fabric;
   // Back-off and stop deadline of the OpenSM supervisor.
   SupervisorTuning opensm_tuning;
+  // The smsupd executable, whose --twin-run and --twin-probe modes run a
+  // twin plan (docs/twin.md). Empty (a daemon inside another program, as in
+  // tests): `twin-plan` is answered with an error.
+  std::string twin_executable;
 };
 
 class Daemon {

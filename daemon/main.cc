@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
   smsupd::SystemdNotifier notifier;
   smsupd::DaemonOptions options;
   options.config_path = config_path;
+  char self[4096];
+  ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) options.twin_executable.assign(self, static_cast<std::size_t>(length));
   smsupd::Daemon daemon(options, notifier);
   return daemon.Run();
 }

@@ -48,12 +48,6 @@ std::string TwinOverrides(const std::string& dir) {
          "sm_priority 15\n";
 }
 
-std::string SelfExecutable() {
-  std::error_code error;
-  fs::path path = fs::read_symlink("/proc/self/exe", error);
-  return error ? "/proc/self/exe" : path.string();
-}
-
 nlohmann::json DiagnosticList(const config::ValidationOutcome& outcome) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& d : outcome.diagnostics) list.push_back(d.Format());
@@ -164,6 +158,9 @@ void TwinPlanCommand::Handle(const control::Request& request, const control::Cal
   auto args = control::ParsePlanArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
   if (busy_) return reply(MakeResponse(ResultCode::kBusy, "busy: a twin plan is running; one runs at a time"));
+  if (options_.executable.empty())
+    return reply(MakeResponse(ResultCode::kError, "twin plans need the smsupd executable, which this daemon "
+                                                  "does not know", {{"kind", "internal"}}));
   Result<std::string> ibsim = FindIbsim();
   Result<std::string> umad2sim = FindUmad2Sim();
   if (!ibsim || !umad2sim)
@@ -244,7 +241,7 @@ void TwinPlanCommand::Handle(const control::Request& request, const control::Cal
 
 void TwinPlanCommand::Launch(std::shared_ptr<Run> run) {
   SpawnRequest spawn;
-  spawn.binary = SelfExecutable();
+  spawn.binary = options_.executable;
   spawn.args = {"--twin-run", run->dir};
   spawn.env = RunnerEnvironment();
   spawn.cwd = run->dir;

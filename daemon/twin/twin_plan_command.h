@@ -31,6 +31,8 @@ struct TwinPlanOptions {
   std::chrono::milliseconds deadline{240000};
   // Address space of each process of the twin (RLIMIT_AS).
   int64_t memory_mb = 4096;
+  // The smsupd executable (its --twin-run mode is the runner); empty: no twin.
+  std::string executable;
 };
 
 // Where the simulator's parts are installed, or why they are not (naming

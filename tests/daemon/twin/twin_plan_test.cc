@@ -279,5 +279,31 @@ TEST_F(TwinPlanTest, AMissingSimulatorIsNamedWithItsPackage) {
   EXPECT_NE(refused.err.find("ibsim-utils"), std::string::npos) << refused.Describe();
 }
 
+// On a STANDBY, `plan --twin` without FILE runs the standby's own config
+// against the fabric the master programmed: what a takeover now would
+// change. Equal configs: nothing; another routing_engine or partition on the
+// standby: the moved routes and the changed P_Key tables, before any failover.
+TEST_F(TwinPlanTest, OnAStandbyTheTwinForecastsWhatATakeoverWouldChange) {
+  ManagementNode* standby = StartNode(fabric().topology().management_nodes()[1], "standby", "STANDBY");
+  ASSERT_NE(standby, nullptr);
+  SmctlResult same = standby->Smctl({"--json", "plan", "--twin", "--exit-code"}, kTwinSmctlDeadline);
+  EXPECT_EQ(same.exit_code, 0) << same.Describe() << standby->LogTail();
+
+  standby->config().opensm_options["routing_engine"] = "updn";
+  standby->config().partitions.push_back(
+      {"standby-only", 0x0040, false, std::nullopt, {HostMember("H2_2", "full")}});
+  ASSERT_TRUE(standby->WriteConfig().ok());
+  SmctlResult differs = standby->Smctl({"--json", "plan", "--twin", "--exit-code"}, kTwinSmctlDeadline);
+  EXPECT_EQ(differs.exit_code, 1) << differs.Describe();
+  json report = differs.Arguments();
+  EXPECT_GT(report["forwarding"].value("entries_moved", 0), 0) << report.dump();
+  ASSERT_EQ(report["pkey_tables"].value("changed", 0), 1) << report.dump();
+  EXPECT_EQ(report["pkey_tables"]["ports"][0].value("name", ""), "H2_2");
+  Result<json> status = standby->StatusJson();
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->value("local_sm", json::object()).value("state", ""), "STANDBY")
+      << "the twin changed nothing on the standby";
+}
+
 }  // namespace
 }  // namespace smsupd::testbed::pkey
