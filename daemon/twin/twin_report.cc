@@ -119,7 +119,7 @@ TableComparison CompareFabricStates(const FabricState& live, const FabricState& 
 bool TwinReport::changed() const {
   return tables.pkey_changes_total > 0 || tables.entries_moved > 0 || engine_fallback() ||
          opensm.engine_used.empty() || opensm.default_partition_fallback || !opensm.partition_errors.empty() ||
-         tables.unreachable_total > tables.unreachable_live;
+         tables.unreachable_total > tables.unreachable_live || live_unread > 0 || twin_unread > 0;
 }
 
 namespace {
@@ -166,7 +166,8 @@ nlohmann::json ToJson(const TwinReport& r) {
        {{"read_topology", r.timings.read_topology_ms}, {"twin_start", r.timings.twin_start_ms},
         {"opensm_up", r.timings.opensm_up_ms}, {"read_back", r.timings.read_back_ms},
         {"total", r.timings.total_ms}}},
-      {"notes", r.notes}};
+      {"notes", r.notes},
+      {"unread", {{"live", r.live_unread}, {"twin", r.twin_unread}}}};
 }
 
 }  // namespace smsupd::twin

@@ -81,10 +81,14 @@ struct TwinReport {
   std::vector<MulticastGroup> multicast_groups;
   TwinTimings timings;
   std::vector<std::string> notes;  // what limits this twin's view (unread ports, GUIDs ibsim cannot copy)
+  // Tables that could not be read (FabricState::errors_total): the
+  // comparison is incomplete, never "no change".
+  int live_unread = 0, twin_unread = 0;
 
   bool engine_fallback() const { return !opensm.engine_used.empty() && opensm.engine_used != engine_asked; }
   // Something an operator must look at: a table changes, OpenSM fell back
-  // (routing or partitions) or complained about the files.
+  // (routing or partitions) or complained about the files, or some tables
+  // could not be compared.
   bool changed() const;
 };
 

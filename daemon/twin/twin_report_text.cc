@@ -35,6 +35,9 @@ std::string Summary(const TwinReport& r) {
   if (r.engine_fallback()) s += " (fallback)";
   s += "; " + Plural(t.unreachable_total, "unreachable LID", "unreachable LIDs");
   if (r.opensm.default_partition_fallback) s += "; OpenSM fell back to the default partition";
+  if (r.live_unread + r.twin_unread > 0)
+    s += "; INCOMPLETE: " + std::to_string(r.live_unread) + " live and " + std::to_string(r.twin_unread) +
+         " twin tables unread (see notes)";
   if (r.opensm.first_sweep_ms) s += "; first sweep " + std::to_string(static_cast<int64_t>(*r.opensm.first_sweep_ms)) + " ms";
   return s + "\n";
 }

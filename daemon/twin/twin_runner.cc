@@ -269,6 +269,8 @@ nlohmann::json TwinRun::Run() {
     report.notes.push_back(std::to_string(live->errors_total) + " live table(s) unread, e.g. " + live->errors.front());
   if (twin->errors_total > 0)
     report.notes.push_back(std::to_string(twin->errors_total) + " twin table(s) unread, e.g. " + twin->errors.front());
+  report.live_unread = live->errors_total;
+  report.twin_unread = twin->errors_total;
   timings_.total_ms = Ms(start);
   report.timings = timings_;
   return {{"ok", true}, {"report", ToJson(report)}, {"text", FormatTwinReport(report)}};

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/atomic_file.h"
+#include "tests/testbed/fabric_conditions.h"
 #include "tests/testbed/management_node.h"
 #include "tests/testbed/topology_generators.h"
 
@@ -61,6 +62,10 @@ long Trial(ManagementNode& node, int trial) {
               static_cast<long long>(args["forwarding"].value("entries_moved", -1LL)),
               args["routing"].value("engine_asked", std::string("?")).c_str(),
               args["routing"].value("engine_used", std::string("?")).c_str(), args["opensm"]["first_sweep_ms"].dump().c_str());
+  std::printf("         %d P_Key tables compared, %d switches compared", args["pkey_tables"].value("compared", -1),
+              args["forwarding"].value("switches_compared", -1));
+  for (const json& note : args.value("notes", json::array())) std::printf("; %s", note.get<std::string>().c_str());
+  std::printf("\n");
   std::fflush(stdout);
   return t.value("total", -1L);
 }
@@ -89,6 +94,13 @@ int Run(const std::string& size, int trials) {
   if (Status master = (*node)->WaitForSmState("MASTER", kUpDeadline); !master)
     return std::fprintf(stderr, "%s\n", master.message().c_str()), 1;
   std::printf("smsupd start -> MASTER: %ld ms\n", Since(start));
+  // The twin reads the live tables by LID: wait for the master's first sweep
+  // to reach every HCA (ports Active, holding the master's SM LID).
+  Result<uint16_t> sm_lid = WaitForCaLid((*fabric)->probe(), topo, (*node)->node(), kUpDeadline);
+  if (!sm_lid) return std::fprintf(stderr, "%s\n", sm_lid.error().message.c_str()), 1;
+  if (Status up = WaitForEveryCaSmLid((*fabric)->probe(), topo, *sm_lid, kUpDeadline); !up)
+    return std::fprintf(stderr, "%s\n", up.message().c_str()), 1;
+  std::printf("smsupd start -> every HCA Active with the master's SM LID: %ld ms\n", Since(start));
   std::vector<long> totals;
   for (int trial = 1; trial <= trials; ++trial) {
     config.Find("p20")->members.clear();

@@ -99,6 +99,9 @@ TEST(TwinReportTest, ReportSaysFallbackAndChanged) {
   EXPECT_NE(text.find("ftree: cannot build lid matrices"), std::string::npos) << text;
   r.opensm.engine_used = "ftree";
   EXPECT_FALSE(r.changed());
+  r.live_unread = 3;  // an incomplete comparison is never "no change"
+  EXPECT_TRUE(r.changed());
+  EXPECT_NE(FormatTwinReport(r).find("INCOMPLETE: 3 live"), std::string::npos);
   EXPECT_EQ(ToJson(r)["routing"]["fallback"], false);
 }
 
