@@ -246,8 +246,13 @@ void TwinPlanCommand::Launch(std::shared_ptr<Run> run) {
   spawn.env = RunnerEnvironment();
   spawn.cwd = run->dir;
   ProcessCallbacks callbacks;
+  // The handle is dropped only here, once the runner was reaped (a killed
+  // one too): dropping it earlier would leave a zombie.
   callbacks.on_exit = [this, run](const ExitStatus&) {
-    boost::asio::post(io_, [this, run] { Finish(run, ""); });
+    boost::asio::post(io_, [this, run] {
+      Finish(run, "");
+      run->runner.reset();
+    });
   };
   auto runner = launcher_.Spawn(spawn, std::move(callbacks));
   if (!runner) {
@@ -263,16 +268,14 @@ void TwinPlanCommand::Launch(std::shared_ptr<Run> run) {
   });
 }
 
-// The runner's process group (it is a session leader) dies first: ibsim
-// and OpenSM with it. Then the result, the directory, the reply.
+// A runner cut short (deadline, the daemon stopping) is killed through its
+// pidfd (never a recycled pid); its children (the probes, ibsim, OpenSM)
+// die with it (PR_SET_PDEATHSIG). Then the result, the directory, the reply.
 void TwinPlanCommand::Finish(std::shared_ptr<Run> run, const std::string& why_killed) {
   if (run->finished) return;
   run->finished = true;
   if (run->timer) run->timer->cancel();
-  if (run->runner) {
-    ::kill(-run->runner->pid(), SIGKILL);
-    run->runner.reset();
-  }
+  if (run->runner && !why_killed.empty()) (void)run->runner->Signal(SIGKILL);
   if (run->reply) {
     nlohmann::json result;
     if (why_killed.empty()) {
