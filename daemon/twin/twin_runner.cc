@@ -336,9 +336,12 @@ int RunTwinRunner(int argc, char** argv) {
   } else if (auto no_space = CheckSpace(dir)) {
     result = Failed(no_space->kind, no_space->message);
   } else {
+    // prlimit(2), not setrlimit(2): the units' SystemCallFilter=~@resources
+    // refuses setrlimit (the process would be killed), prlimit64 is in
+    // @default. The unit's MemoryMax bounds the whole cgroup besides.
     rlimit memory{};
     memory.rlim_cur = memory.rlim_max = static_cast<rlim_t>(request->memory_mb) << 20;
-    ::setrlimit(RLIMIT_AS, &memory);
+    ::prlimit(0, RLIMIT_AS, &memory, nullptr);
     result = TwinRun(dir, *request).Run();
   }
   Status written = WriteFileAtomically(dir + "/result.json", result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0600);
