@@ -195,7 +195,7 @@ Status CheckArguments(const CommandInfo& command, const nlohmann::json& argument
     if (auto parsed = ParseFailoverArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "restart-opensm") {
     if (auto parsed = ParseRestartOpenSmArguments(arguments); !parsed) return parsed.error();
-  } else if (command.name == "plan") {
+  } else if (command.name == "plan" || command.name == "twin-plan") {
     if (auto parsed = ParsePlanArguments(arguments); !parsed) return parsed.error();
   } else if (command.name == "rollback") {
     if (auto parsed = ParseRollbackArguments(arguments); !parsed) return parsed.error();

@@ -26,7 +26,7 @@ const char* ResultCodeName(ResultCode code) {
   return "unknown";
 }
 
-bool CarriesConfigText(std::string_view command) { return command == "plan"; }
+bool CarriesConfigText(std::string_view command) { return command == "plan" || command == "twin-plan"; }
 
 const CommandInfo* FindCommand(std::string_view name) {
   for (const auto& command : kCommands)

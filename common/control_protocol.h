@@ -47,6 +47,10 @@
 //   version 1, later: why(13): {"a": NAME, "b": NAME} (control_arguments.h);
 //              read-only; can two end ports talk, in which partitions, by
 //              the config and by the P_Key tables read at request time.
+//   version 1, later: twin-plan(16): the arguments of plan; root only (it
+//              starts a simulator and an OpenSM on the daemon's node), one
+//              at a time (a second one is answered kBusy); nothing is sent
+//              to the live fabric but reads (docs/twin.md).
 #pragma once
 
 #include <sys/types.h>
@@ -91,7 +95,7 @@ enum class ResultCode : int {
   kPermissionDenied = 4,  // the caller may not run this command
   kBadRequest = 5,        // not JSON, missing or wrongly typed fields
   kTooLarge = 6,          // request line over kMaxRequestBytes (kMaxUploadBytes for plan)
-  kBusy = 7,              // connection cap reached; try again
+  kBusy = 7,              // connection cap reached, or a twin plan runs; try again
   kTimeout = 8,           // the connection was idle or a request was too slow
   kBadVersion = 9,        // protocol version not spoken by this daemon
   kTooSlow = 10,          // an `events --follow` reader fell behind and was dropped
@@ -115,7 +119,7 @@ struct CommandInfo {
 };
 
 // Append-only: a new command goes at the end with the next number.
-inline constexpr std::array<CommandInfo, 16> kCommands = {{
+inline constexpr std::array<CommandInfo, 17> kCommands = {{
     {"version", 0, Access::kReadOnly, 1, false, "protocol and daemon version"},
     {"list-commands", 1, Access::kReadOnly, 1, false, "the commands this daemon knows"},
     {"status", 2, Access::kReadOnly, 1, false, "this node, its OpenSM, the subnet's SMs, health"},
@@ -136,6 +140,8 @@ inline constexpr std::array<CommandInfo, 16> kCommands = {{
      "every end port and switch port: state, link rate, error counters, problems"},
     {"cabling", 15, Access::kReadOnly, 1, false,
      "the discovered links against the declared cabling; or today's links as CSV"},
+    {"twin-plan", 16, Access::kChanging, 1, false,
+     "a plan run by the installed OpenSM on a simulated copy of the live fabric"},
 }};
 
 const CommandInfo* FindCommand(std::string_view name);

@@ -109,6 +109,10 @@ Status Daemon::StartUp() {
   cabling_ = std::make_unique<CablingCommand>(io_, running_, *worker_, status_);
   cabling_->RegisterCommands(router_);
   cabling_->Start();
+  TwinPlanOptions twin_options;
+  twin_options.executable = options_.twin_executable;
+  twin_ = std::make_unique<TwinPlanCommand>(io_, running_, launcher_, twin_options);
+  twin_->RegisterCommands(router_);
   ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
     metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
   });

@@ -11,6 +11,7 @@
 //   ConfigApplier      daemon/apply    reload / rollback / plan / history
 //   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
 //   CablingCommand     daemon/cabling  cabling: the links against the declared cabling
+//   TwinPlanCommand    daemon/twin     twin-plan: the change run on a simulated copy
 //   PortsMonitor       daemon/ports    ports: state, rate and counters of every port, paced
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
@@ -55,6 +56,7 @@
 #include "daemon/process/pidfd_process_launcher.h"
 #include "daemon/process/process_table.h"
 #include "daemon/status/status_board.h"
+#include "daemon/twin/twin_plan_command.h"
 
 namespace smsupd {
 
@@ -80,6 +82,10 @@ struct DaemonOptions {
   std::function<std::shared_ptr<Fabric>(std::optional<Guid>)> make_fabric;
   // Back-off and stop deadline of the OpenSM supervisor.
   SupervisorTuning opensm_tuning;
+  // The smsupd executable, whose --twin-run and --twin-probe modes run a
+  // twin plan (docs/twin.md). Empty (a daemon inside another program, as in
+  // tests): `twin-plan` is answered with an error.
+  std::string twin_executable;
 };
 
 class Daemon {
@@ -131,6 +137,7 @@ class Daemon {
   std::unique_ptr<ConfigApplier> applier_;
   std::unique_ptr<WhyCommand> why_;
   std::unique_ptr<CablingCommand> cabling_;
+  std::unique_ptr<TwinPlanCommand> twin_;
   std::unique_ptr<PortsMonitor> ports_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.

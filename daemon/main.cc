@@ -15,6 +15,8 @@
 #include "daemon/logging.h"
 #include "daemon/notifier.h"
 #include "daemon/stop_post.h"
+#include "daemon/twin/twin_probe.h"
+#include "daemon/twin/twin_runner.h"
 
 namespace {
 
@@ -41,6 +43,10 @@ int PrintPortGuid(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The twin plan's helper modes (docs/twin.md), run by the daemon itself
+  // and never by hand: parsed before the CLI so they stay out of --help.
+  if (argc >= 2 && std::string(argv[1]) == "--twin-probe") return smsupd::twin::RunTwinProbe(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "--twin-run") return smsupd::twin::RunTwinRunner(argc, argv);
   CLI::App app{"smsupd: runs and supervises OpenSM from one YAML file"};
   std::string config_path = "/etc/smsupd/smsupd.yaml";
   std::string check_path;
@@ -79,6 +85,9 @@ int main(int argc, char** argv) {
   smsupd::SystemdNotifier notifier;
   smsupd::DaemonOptions options;
   options.config_path = config_path;
+  char self[4096];
+  ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) options.twin_executable.assign(self, static_cast<std::size_t>(length));
   smsupd::Daemon daemon(options, notifier);
   return daemon.Run();
 }

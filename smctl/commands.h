@@ -43,7 +43,9 @@ int RunFailover(const GlobalOptions& options, const control::FailoverArguments& 
 // longest verify.timeout_s (an apply plus its automatic rollback), plus 5 s.
 inline constexpr long kLongestApplyWaitMs = 2 * 600 * 1000 + 5000;
 
-int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode,
+// With `twin`: the daemon's twin-plan (docs/twin.md), which takes seconds to
+// minutes; the same exit codes, "changed" meaning what the twin saw.
+int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode, bool twin,
             std::ostream& out, std::ostream& err);
 int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err);
 int RunRollback(const GlobalOptions& options, const control::RollbackArguments& args,

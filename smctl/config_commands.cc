@@ -1,4 +1,6 @@
 // smctl plan / history / rollback (docs/smctl.md): the generation commands.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,6 +19,8 @@ using control::Response;
 using control::ResultCode;
 
 namespace {
+
+constexpr std::chrono::milliseconds kTwinPlanWait{250000};
 
 std::string GenerationRow(const std::string& a, const std::string& b, const std::string& c,
                           const std::string& d, const std::string& e, const std::string& f) {
@@ -48,24 +52,27 @@ std::variant<nlohmann::json, CommandOutcome> PlanRequestFor(const std::string& f
 
 }  // namespace
 
-int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode,
+int RunPlan(const GlobalOptions& options, const std::string& file, bool exit_code_mode, bool twin,
             std::ostream& out, std::ostream& err) {
+  const char* command = twin ? "twin-plan" : "plan";
   auto arguments = PlanRequestFor(file);
   if (auto* failed = std::get_if<CommandOutcome>(&arguments))
-    return Finish(options.json, "plan", *failed, out, err);
-  ControlClient client(options.socket, options.timeout);
+    return Finish(options.json, command, *failed, out, err);
+  // The daemon answers a twin plan when its OpenSM has swept the copy (its
+  // own deadline is 240 s).
+  ControlClient client(options.socket, twin ? std::max(options.timeout, kTwinPlanWait) : options.timeout);
   auto response = client.Call(
-      Request{control::kProtocolVersion, "plan", std::get<nlohmann::json>(std::move(arguments))});
-  if (!response) return Finish(options.json, "plan", FromClientError(client.error()), out, err);
+      Request{control::kProtocolVersion, command, std::get<nlohmann::json>(std::move(arguments))});
+  if (!response) return Finish(options.json, command, FromClientError(client.error()), out, err);
   if (!response->ok()) {
     CommandOutcome refused = RefusedConfig(*response);
     if (exit_code_mode && refused.exit_code == kExitFailed) refused.exit_code = kExitPlanRefused;
-    return Finish(options.json, "plan", refused, out, err);
+    return Finish(options.json, command, refused, out, err);
   }
   if (!options.json) out << response->text;
   CommandOutcome outcome = Succeeded(*response);
   if (exit_code_mode && response->arguments.value("changed", false)) outcome.exit_code = kExitPlanChanges;
-  return Finish(options.json, "plan", outcome, out, err);
+  return Finish(options.json, command, outcome, out, err);
 }
 
 int RunHistory(const GlobalOptions& options, std::ostream& out, std::ostream& err) {

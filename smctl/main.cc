@@ -34,6 +34,7 @@ struct Choices {
   std::uint64_t rollback_generation = 0;
   double rollback_timeout_s = 0;
   bool exit_code = false;
+  bool twin = false;
   smsupd::control::FailoverArguments failover;
   std::string failover_to;
   smsupd::control::RestartOpenSmArguments restart;
@@ -74,6 +75,9 @@ void AddCommands(CLI::App& app, Choices& choices) {
   plan->add_option("FILE", choices.file, "the smsupd.yaml to compare with the applied generation");
   plan->add_flag("--exit-code", choices.exit_code,
                  "exit 1 when something would change, 5 when refused (like git diff)");
+  plan->add_flag("--twin", choices.twin,
+                 "run the change with the installed OpenSM on a simulated copy of the live fabric "
+                 "and compare the P_Key and forwarding tables (root; docs/twin.md)");
   AddJsonFlag(*plan, choices);
   AddJsonFlag(*app.add_subcommand("history", "applied config generations"), choices);
   auto* rollback = app.add_subcommand("rollback", "re-apply an earlier generation (default: the previous)");
@@ -149,7 +153,7 @@ int Dispatch(const CLI::App& app, const Choices& choices) {
     return RunReload(global, args, std::cout, std::cerr);
   }
   if (app.got_subcommand("plan"))
-    return RunPlan(global, choices.file, choices.exit_code, std::cout, std::cerr);
+    return RunPlan(global, choices.file, choices.exit_code, choices.twin, std::cout, std::cerr);
   if (app.got_subcommand("history")) return RunHistory(global, std::cout, std::cerr);
   if (app.got_subcommand("rollback")) {
     smsupd::control::RollbackArguments args = choices.rollback;

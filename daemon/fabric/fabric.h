@@ -150,6 +150,11 @@ struct FabricTopology {
 };
 inline constexpr size_t kMaxTopologyUnread = 100;
 
+// The highest unicast LID (IBA 4.1.3: 0x0001-0xBFFF) and the forwarding
+// table's "no route" port.
+inline constexpr uint16_t kMaxUnicastLid = 0xBFFF;
+inline constexpr uint8_t kNoRoutePort = 255;
+
 // PortCounters (PerfMgt attribute 0x12, IBA 16.1.3.5) of one port. The
 // error counters saturate at their width's maximum (they never wrap).
 struct PortCounters {
@@ -244,6 +249,15 @@ class Fabric {
   // MAD got no answer. Keeps a few MADs in flight; the caller paces batches.
   virtual std::vector<Result<PortCounters>> ReadPortCounters(const std::vector<CounterTarget>& targets) {
     return std::vector<Result<PortCounters>>(targets.size(), Error{"this fabric cannot read PortCounters"});
+  }
+
+  // The linear forwarding table of the switch at `lid` (SwitchInfo's
+  // LinearFDBTop, then every LinearForwardingTable block up to it, IBA
+  // 14.2.5.10): entry i is the exit port for destination LID i; 255 means
+  // no route. At most kMaxUnicastLid + 1 entries.
+  virtual Result<std::vector<uint8_t>> GetLinearForwardingTable(uint16_t lid) {
+    (void)lid;
+    return Error{"this fabric cannot read forwarding tables"};
   }
 
   // SubnSet(SMInfo) with AttributeModifier HANDOVER to the SM at

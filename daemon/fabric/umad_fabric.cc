@@ -150,6 +150,27 @@ Result<std::vector<uint16_t>> UmadFabric::GetPKeyTable(uint16_t lid, int port) {
   return table;
 }
 
+// SwitchInfo.LinearFDBTop says how far the table is in use; a block holds
+// 64 one-byte port entries (IBA 14.2.5.10). A top past the unicast range
+// (a confused switch) is cut to it, so the read stays bounded.
+Result<std::vector<uint8_t>> UmadFabric::GetLinearForwardingTable(uint16_t lid) {
+  auto info = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_SWITCH_INFO, 0, nullptr, AtLid("SwitchInfo", lid));
+  if (!info) return info.error();
+  unsigned top = mad_get_field(info->data(), 0, IB_SW_LINEAR_FDB_TOP_F);
+  if (top > kMaxUnicastLid) top = kMaxUnicastLid;
+  constexpr unsigned kLidsPerBlock = 64;
+  std::vector<uint8_t> table;
+  table.reserve(top + 1);
+  for (unsigned block = 0; block * kLidsPerBlock <= top; ++block) {
+    auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_LINEARFORWTBL, block, nullptr,
+                    AtLid("forwarding table", lid) + " block " + std::to_string(block));
+    if (!data) return data.error();
+    table.insert(table.end(), data->begin(), data->begin() + kLidsPerBlock);
+  }
+  table.resize(top + 1);
+  return table;
+}
+
 // SubnAdmGetTable(SMInfoRecord) with an empty component mask: every SM the
 // master's SA knows. The SA lives at the master SM's LID, as the local port
 // was told (PortInfo.MasterSMLID). OpenSM answers a table with RMPP; the

@@ -64,6 +64,7 @@ class UmadFabric : public Fabric {
   Result<NodeInfo> GetNodeInfo(uint16_t lid) override;
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
+  Result<std::vector<uint8_t>> GetLinearForwardingTable(uint16_t lid) override;
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
   Status ClearStaleSmFlag() override;
   Result<std::vector<DiscoveredPort>> DiscoverPorts() override;

@@ -26,7 +26,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "   Depends: $depends"
 maintainer=$(dpkg-deb -f "$deb" Maintainer)
 [[ $maintainer == *@* && $maintainer != *localhost* ]] || { echo "FAIL Maintainer: $maintainer"; exit 1; }
-[ "$(dpkg-deb -f "$deb" Recommends)" = "rdma-core, ibsim-utils" ] ||
+[ "$(dpkg-deb -f "$deb" Recommends)" = "rdma-core, ibsim-utils, libumad2sim0" ] ||
   { echo "FAIL Recommends: $(dpkg-deb -f "$deb" Recommends)"; exit 1; }
 for need in opensm procps libibumad3 libibmad5 libyaml-cpp0.7 libsystemd0 libstdc++6; do
   [[ ", $depends," == *", $need"[\ ,]* ]] || { echo "FAIL Depends lacks $need (computed by dpkg-shlibdeps)"; exit 1; }

@@ -79,6 +79,7 @@ expect "smctl --s" --socket
 expect "smctl -i fab" fabric-a fabric-b
 expect "smctl reload --" --help --restart --force --wait --timeout --json
 expect "smctl plan --e" --exit-code
+expect "smctl plan --tw" --twin
 expect "smctl events --f" --follow
 expect "smctl rollback " 1 2 3
 expect "smctl rollback --wait 2" 2
