@@ -42,10 +42,14 @@ logged() {  # logged NAME COMMAND...: COMMAND's output to NAME.log, "status seco
   echo "$status $((SECONDS - start))" >"$logs/$name.status"
   return "$status"
 }
-await() {  # await NAME: waits for a background job, fails when it failed
-  local name=$1 status seconds
+await() {  # await NAME PID: waits for a background job, fails when it failed or died
+  local name=$1 pid=$2 status seconds
   current="waiting for $name" started=$SECONDS
-  until [ -f "$logs/$name.status" ]; do sleep 2; done
+  until [ -f "$logs/$name.status" ]; do
+    kill -0 "$pid" 2>/dev/null || { sleep 1; break; }
+    sleep 2
+  done
+  [ -f "$logs/$name.status" ] || echo "127 $((SECONDS - started))" >"$logs/$name.status"
   read -r status seconds <"$logs/$name.status"
   phases+=("$(printf '%-34s %5d s (in the background)' "$name" "$seconds")")
   if [ "$status" != 0 ]; then
@@ -116,11 +120,11 @@ phase tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 60
 # timing-sensitive tests above, not beside them. The tree and the packages
 # built in the background are reused (the packages only when built from the
 # same files); lintian and hardening-check run here.
-await debian-tree
-await packages
+await debian-tree "${background[0]}"
+await packages "${background[1]}"
 phase system-tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
-await sanitizer-build
+await sanitizer-build "${background[1]}"
 phase fuzz scripts/fuzz.sh --no-build --time 30
 # umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
