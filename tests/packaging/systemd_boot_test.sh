@@ -224,13 +224,13 @@ state=$(in_machine systemctl is-active "$plain_opensm" || true)
 wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 in_machine journalctl --no-pager -o cat -u smsupd.service | grep -c DAEMON_READY >/dev/null && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"
-# The members' job threads (plan and validate; why) moved themselves to
-# SCHED_IDLE under the unit's system-call filter (a refused call would have
+# The job threads of the three request pools (plan and validate; why; the
+# twin plan) moved themselves to SCHED_IDLE under the unit's system-call filter (a refused call would have
 # killed smsupd, SIGSYS).
 idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; do chrt -p ${t##*/}; done' |
   grep -c SCHED_IDLE || true)
-[ "$idle" = 2 ] && ok "two smsupd threads are SCHED_IDLE (members' jobs: plan/validate, why)" ||
-  fail "$idle SCHED_IDLE threads, want 2"
+[ "$idle" = 3 ] && ok "three smsupd threads are SCHED_IDLE (jobs: plan/validate, why, twin plan)" ||
+  fail "$idle SCHED_IDLE threads, want 3"
 journal smsupd.service | grep -c JOB_PRIORITY_NOT_SET >/dev/null && fail "journal: JOB_PRIORITY_NOT_SET" || true
 
 scrape() {  # scrape ADDRESS: /metrics over HTTP from the container, outside the units (5 s)
