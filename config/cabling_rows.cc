@@ -40,8 +40,10 @@ void CablingRowChecker::ErrorAt(const CablingRow& row, const std::string& name, 
 void CablingRowChecker::Check(const CablingRow& row) {
   DeclaredCable cable;
   cable.line = row.line;
-  // `&`, not `&&`: both ends' errors are reported.
-  bool good = End(row, "switch", &cable.a) & End(row, "peer", &cable.b);
+  // Both ends are checked, so both ends' errors are reported.
+  const bool switch_end_good = End(row, "switch", &cable.a);
+  const bool peer_end_good = End(row, "peer", &cable.b);
+  bool good = switch_end_good && peer_end_good;
   cable.cable_type = Text(row, "cable_type", &good);
   cable.length = Text(row, "length", &good);
   cable.rate = Text(row, "rate", &good);

@@ -120,7 +120,7 @@ std::string ReadoutText(const json& reply, bool problems_only) {
 
 PortsMonitor::PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker,
                            Reporter& reporter, SummarySink summary)
-    : io_(io), running_(running), worker_(worker), reporter_(reporter), summary_(std::move(summary)), period_(io),
+    : running_(running), worker_(worker), reporter_(reporter), summary_(std::move(summary)), period_(io),
       pause_(io) {}
 
 PortsMonitor::~PortsMonitor() { *alive_ = false; }

@@ -89,7 +89,6 @@ class PortsMonitor {
   void Publish(const PortsReport& report, const PortsReadout& readout);
   void Schedule(std::chrono::steady_clock::duration after);
 
-  boost::asio::io_context& io_;
   const RunningConfig& running_;
   MadWorker& worker_;
   Reporter& reporter_;
