@@ -2,10 +2,13 @@
 # Builds the libFuzzer harnesses of tests/fuzz with clang-14 (build/fuzz) and
 # runs each for a while, several at a time (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--no-build | --build-only] [--also TARGET]... [HARNESS...]
+#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--opt LEVEL] [--no-build | --build-only] [--also TARGET]... [HARNESS...]
 #
 # --also builds more targets in the same tree before the run (scripts/test.sh
 # builds its sanitizer test targets so: one clang build serves both).
+#
+# --opt is the optimisation level of the build (default 1). scripts/test.sh
+# builds at 0: half the compile time, and its harnesses run only 30 s each.
 #
 # Defaults: 30 s per harness, `nproc` harnesses at once, every harness.
 # Inputs that find new coverage go to build/fuzz/found/<harness>/ (the
@@ -17,6 +20,7 @@ cd "$(dirname "$0")/.."
 
 seconds=30
 jobs=$(nproc)
+opt=1
 build=1
 fuzz=1
 harnesses=()
@@ -25,14 +29,17 @@ while (($#)); do
   case $1 in
     --time) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --opt) opt=$2; shift 2 ;;
+    --opt=*) opt=${1#--opt=}; shift ;;
     --no-build) build=0; shift ;;
     --build-only) fuzz=0; shift ;;
     --also) also+=("$2"); shift 2 ;;
     --also=*) also+=("${1#--also=}"); shift ;;
-    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--no-build | --build-only] [--also TARGET]... [HARNESS...]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--time SECONDS] [--jobs N] [--opt LEVEL] [--no-build | --build-only] [--also TARGET]... [HARNESS...]" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
+case $opt in 0|1|2) ;; *) echo "$0: --opt takes 0, 1 or 2" >&2; exit 2 ;; esac
 if ((${#harnesses[@]} == 0)); then
   for source in tests/fuzz/*_fuzzer.cc; do
     name=$(basename "$source" _fuzzer.cc)
@@ -42,11 +49,10 @@ fi
 
 dir=build/fuzz
 if ((build)); then
-  # -O1 with line tables: asserts on, file:line in every report, and a
-  # quicker build than -O2 -g for the tests scripts/test.sh runs from here.
-  # A unity build, as scripts/test.sh's: a third of the compile time.
+  # Line tables and asserts on: file:line in every report. A unity build, as
+  # scripts/test.sh's: a third of the compile time.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O$opt -g1" \
     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}" "${also[@]}"
 fi
