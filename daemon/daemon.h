@@ -56,6 +56,7 @@
 #include "daemon/process/pidfd_process_launcher.h"
 #include "daemon/process/process_table.h"
 #include "daemon/status/status_board.h"
+#include "daemon/twin/takeover_readiness.h"
 #include "daemon/twin/twin_plan_command.h"
 
 namespace smsupd {
@@ -138,6 +139,7 @@ class Daemon {
   std::unique_ptr<WhyCommand> why_;
   std::unique_ptr<CablingCommand> cabling_;
   std::unique_ptr<TwinPlanCommand> twin_;
+  std::unique_ptr<TakeoverReadiness> readiness_;  // after twin_: destroyed first
   std::unique_ptr<PortsMonitor> ports_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.
