@@ -12,6 +12,7 @@
 //   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
 //   CablingCommand     daemon/cabling  cabling: the links against the declared cabling
 //   TwinPlanCommand    daemon/twin     twin-plan: the change run on a simulated copy
+//   TakeoverReadiness  daemon/twin     on a STANDBY: would a takeover change the fabric?
 //   PortsMonitor       daemon/ports    ports: state, rate and counters of every port, paced
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen

@@ -279,7 +279,6 @@ void ConfigApplier::StartTwinGate(const RunPtr& run) {
   run->gating = true;
   spdlog::info("TWIN_GATE_STARTED apply.twin {} for the reload by {}", config::TwinGateName(run->twin_mode),
                run->request.applied_by);
-  hooks_.reloading("running " + config_path_ + " on the twin");
   if (!hooks_.twin_gate) {
     TwinVerdict none;
     none.failure_kind = "internal";
@@ -317,6 +316,8 @@ void ConfigApplier::TwinGateDone(const RunPtr& run, TwinVerdict verdict) {
     run_.reset();
     const std::string text = "reload refused by the twin gate: " + what + "; nothing changed";
     spdlog::error("CONFIG_REJECTED by {} ({}): {}", run->request.applied_by, run->request.reason, text);
+    reporter_.AddEvent(control::kEventConfigRejected,
+                       {{"by", run->request.applied_by}, {"reason", run->request.reason}, {"text", text}});
     hooks_.reloaded();
     nlohmann::json arguments = {{"twin", run->twin}, {"twin_report", verdict.report}};
     if (run->reply) run->reply(MakeResponse(ResultCode::kTwinRefused, text, arguments));

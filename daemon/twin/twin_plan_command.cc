@@ -201,7 +201,7 @@ twin::TwinRequest TwinPlanCommand::MakeRequest() const {
 
 // The checks every twin passes before it starts, its directory, busy.
 // nullptr with *refusal set when it cannot start.
-std::shared_ptr<TwinPlanCommand::Run> TwinPlanCommand::Begin(Reply reply, control::Response* refusal) {
+std::shared_ptr<TwinPlanCommand::Run> TwinPlanCommand::Begin(Reply& reply, control::Response* refusal) {
   if (busy_) {
     *refusal = MakeResponse(ResultCode::kBusy, "busy: a twin plan is running; one runs at a time", {{"kind", "busy"}});
     return nullptr;
@@ -239,7 +239,7 @@ void TwinPlanCommand::Handle(const control::Request& request, const control::Cal
   auto args = control::ParsePlanArguments(request.arguments);
   if (!args) return reply(MakeResponse(ResultCode::kBadRequest, args.error().message));
   control::Response refusal;
-  std::shared_ptr<Run> run = Begin(std::move(reply), &refusal);
+  std::shared_ptr<Run> run = Begin(reply, &refusal);
   if (!run) return reply(refusal);
   twin::TwinRequest twin_request = MakeRequest();
   twin_request.ibsim = ibsim_;

@@ -82,7 +82,8 @@ class TwinPlanCommand {
  private:
   struct Run;
   void Handle(const control::Request& request, const control::Caller& caller, Reply reply);
-  std::shared_ptr<Run> Begin(Reply reply, control::Response* refusal);
+  // Takes `reply` only when the twin starts.
+  std::shared_ptr<Run> Begin(Reply& reply, control::Response* refusal);
   twin::TwinRequest MakeRequest() const;
   void Prepared(std::shared_ptr<Run> run, const Status& prepared);
   void Launch(std::shared_ptr<Run> run);

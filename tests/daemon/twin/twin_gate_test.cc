@@ -75,7 +75,7 @@ ModelCheck Check(const FabricState& twin, const config::Config& config) {
   return CompareWithModel(twin, ModelTables(config, twin, kSmPort));
 }
 
-TEST(TwinGateTest, TablesAsTheModelSaysAgree) {
+TEST(TwinGateJudge, TablesAsTheModelSaysAgree) {
   ModelCheck model = Check(AsPlanned(), Config());
   EXPECT_EQ(model.compared, 3);
   EXPECT_EQ(model.mismatches_total, 0);
@@ -85,7 +85,7 @@ TEST(TwinGateTest, TablesAsTheModelSaysAgree) {
   EXPECT_EQ(verdict.summary, "summary");
 }
 
-TEST(TwinGateTest, ATableOtherThanTheModelDisagreesByPortAndEntries) {
+TEST(TwinGateJudge, ATableOtherThanTheModelDisagreesByPortAndEntries) {
   FabricState twin = AsPlanned();
   twin.ports[1].pkeys = {0x7fff, 0x0010};  // limited where the plan says full
   ModelCheck model = Check(twin, Config());
@@ -99,7 +99,7 @@ TEST(TwinGateTest, ATableOtherThanTheModelDisagreesByPortAndEntries) {
   EXPECT_EQ(verdict.reasons[0].rfind("P_Key tables differ from the plan on 1 port(s)", 0), 0u) << verdict.reasons[0];
 }
 
-TEST(TwinGateTest, OrderAndEmptySlotsDoNotCount) {
+TEST(TwinGateJudge, OrderAndEmptySlotsDoNotCount) {
   FabricState twin = AsPlanned();
   twin.ports[1].pkeys = {0x8010, 0x0000, 0x7fff, 0x8000};
   EXPECT_EQ(Check(twin, Config()).mismatches_total, 0);
@@ -107,7 +107,7 @@ TEST(TwinGateTest, OrderAndEmptySlotsDoNotCount) {
 
 // ibsim's switch port 0 holds 8 entries: a model that fills it only needs
 // its first entries there, as the apply's verification allows.
-TEST(TwinGateTest, ATableFullToTheSimulatorsSizeNeedsOnlyModelEntries) {
+TEST(TwinGateJudge, ATableFullToTheSimulatorsSizeNeedsOnlyModelEntries) {
   std::map<Guid, std::set<uint16_t>> model = {{kSwitch, {}}};
   for (uint16_t p = 1; p <= kIbsimSwitchPKeys; ++p) model[kSwitch].insert(p);
   FabricState twin;
@@ -117,7 +117,7 @@ TEST(TwinGateTest, ATableFullToTheSimulatorsSizeNeedsOnlyModelEntries) {
   EXPECT_EQ(CompareWithModel(twin, model).mismatches_total, 1);
 }
 
-TEST(TwinGateTest, UnreadPortsAreNotComparedAndNoneReadIsIncomplete) {
+TEST(TwinGateJudge, UnreadPortsAreNotComparedAndNoneReadIsIncomplete) {
   FabricState twin = AsPlanned();
   for (StatePort& port : twin.ports) port.read = false;
   ModelCheck model = Check(twin, Config());
@@ -128,7 +128,7 @@ TEST(TwinGateTest, UnreadPortsAreNotComparedAndNoneReadIsIncomplete) {
 }
 
 // Each disagreement of docs/twin.md "The twin as a gate", one report field each.
-TEST(TwinGateTest, EveryKindOfDisagreementIsNamed) {
+TEST(TwinGateJudge, EveryKindOfDisagreementIsNamed) {
   const ModelCheck agreeing = Check(AsPlanned(), Config());
   struct Row {
     const char* name;
@@ -171,14 +171,14 @@ TEST(TwinGateTest, EveryKindOfDisagreementIsNamed) {
 }
 
 // Forwarding moves and P_Key changes the plan expects are the plan itself.
-TEST(TwinGateTest, MovedRoutesAndPlannedChangesAreNoDisagreement) {
+TEST(TwinGateJudge, MovedRoutesAndPlannedChangesAreNoDisagreement) {
   nlohmann::json report = Report();
   report["forwarding"] = {{"entries_moved", 14}, {"switches_changed", 4}};
   report["pkey_tables"] = {{"changed", 2}};
   EXPECT_EQ(JudgeTwin(report, "", Check(AsPlanned(), Config())).kind, TwinVerdict::Kind::kAgrees);
 }
 
-TEST(TwinGateTest, AReportOfTheWrongShapeIsNoAgreement) {
+TEST(TwinGateJudge, AReportOfTheWrongShapeIsNoAgreement) {
   for (const nlohmann::json& report : {nlohmann::json(), nlohmann::json::array(), nlohmann::json("x"),
                                        nlohmann::json{{"routing", 5}, {"opensm", {{"warnings", 7}}}}}) {
     TwinVerdict verdict = JudgeTwin(report, "", Check(AsPlanned(), Config()));
@@ -186,7 +186,7 @@ TEST(TwinGateTest, AReportOfTheWrongShapeIsNoAgreement) {
   }
 }
 
-TEST(TwinGateTest, AFailedTwinIsItsOwnVerdict) {
+TEST(TwinGateJudge, AFailedTwinIsItsOwnVerdict) {
   TwinVerdict verdict = TwinFailed("no-space", "no disk space for the twin");
   EXPECT_EQ(verdict.kind, TwinVerdict::Kind::kFailed);
   nlohmann::json json = VerdictJson(verdict, config::TwinGate::kRequired);
