@@ -158,8 +158,9 @@ int RunReload(const GlobalOptions& options, const control::ReloadArguments& args
     timeout = std::chrono::milliseconds(
         args.timeout_given ? 2 * static_cast<long>(args.timeout_s * 1000) + 5000 : kLongestApplyWaitMs);
   // A reload the twin gates (--twin, or apply.twin in the daemon's config,
-  // which smctl cannot know) is answered after the twin ran: its deadline too.
-  timeout += std::chrono::milliseconds(kTwinGateWaitMs);
+  // which smctl cannot know) is answered after the twin ran: its deadline
+  // too, unless the caller bounded the wait with --timeout (and no --twin).
+  if (args.twin || !args.timeout_given) timeout += std::chrono::milliseconds(kTwinGateWaitMs);
   return RunChange(options, "reload", control::ToJson(args), timeout, "reloaded", out, err);
 }
 
