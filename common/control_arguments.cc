@@ -43,13 +43,15 @@ Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments) {
 nlohmann::json ToJson(const ReloadArguments& args) {
   nlohmann::json json = {{"restart", args.restart}, {"force", args.force}, {"wait", args.wait}};
   if (args.timeout_given) json["timeout_ms"] = static_cast<std::int64_t>(args.timeout_s * 1000);
+  if (args.twin) json["twin"] = true;  // only then: an older daemon refuses the unknown key
   return json;
 }
 
 Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments) {
   ReloadArguments args;
   FieldReader reader(arguments, "arguments");
-  reader.OnlyKeys({"restart", "force", "wait", "timeout_s", "timeout_ms"});
+  reader.OnlyKeys({"restart", "force", "wait", "timeout_s", "timeout_ms", "twin"});
+  reader.Bool("twin", &args.twin, false);
   reader.Bool("restart", &args.restart, false);
   reader.Bool("force", &args.force, false);
   reader.Bool("wait", &args.wait, false);

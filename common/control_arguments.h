@@ -25,9 +25,11 @@ struct EventsArguments {
 nlohmann::json ToJson(const EventsArguments& args);
 Result<EventsArguments> ParseEventsArguments(const nlohmann::json& arguments);
 
-// reload: {"restart": bool, "wait": bool, "timeout_s": number > 0}.
+// reload: {"restart": bool, "wait": bool, "timeout_s": number > 0, "twin": bool}.
 // restart: allow an OpenSM restart if a startup-only option changed.
 // wait: answer only once the change is applied and verified (or failed).
+// twin: run the config on the twin first; apply only if it agrees with the
+// plan (as apply.twin: required does for every reload; docs/twin.md).
 // The wire also accepts "timeout_ms" (integer); ToJson sends "timeout_ms"
 // only when timeout_given. Without one the daemon uses verify.timeout_s.
 struct ReloadArguments {
@@ -36,6 +38,7 @@ struct ReloadArguments {
   bool wait = false;
   double timeout_s = 30;
   bool timeout_given = false;
+  bool twin = false;
 };
 nlohmann::json ToJson(const ReloadArguments& args);
 Result<ReloadArguments> ParseReloadArguments(const nlohmann::json& arguments);

@@ -22,6 +22,7 @@ const char* ResultCodeName(ResultCode code) {
     case ResultCode::kBadVersion: return "bad-version";
     case ResultCode::kTooSlow: return "too-slow";
     case ResultCode::kApplyInProgress: return "apply-in-progress";
+    case ResultCode::kTwinRefused: return "twin-refused";
   }
   return "unknown";
 }

@@ -51,6 +51,10 @@
 //              starts a simulator and an OpenSM on the daemon's node), one
 //              at a time (a second one is answered kBusy); nothing is sent
 //              to the live fabric but reads (docs/twin.md).
+//   version 1, later: reload takes "twin": bool (run the config on the
+//              twin first, a gate); result code 12 twin-refused answers a
+//              reload the twin gate refused (apply.twin: required, or
+//              "twin": true): nothing was changed.
 #pragma once
 
 #include <sys/types.h>
@@ -100,6 +104,7 @@ enum class ResultCode : int {
   kBadVersion = 9,        // protocol version not spoken by this daemon
   kTooSlow = 10,          // an `events --follow` reader fell behind and was dropped
   kApplyInProgress = 11,  // another config apply is running; try again when it is done
+  kTwinRefused = 12,      // the twin gate refused a reload: the twin disagreed or could not run; nothing changed
 };
 
 // "success", "permission-denied", ... (stable, for logs and smctl --json).

@@ -112,6 +112,10 @@ inline constexpr std::string_view kEventPKeyNotVerified = "pkey-not-verified";
 inline constexpr std::string_view kEventFailoverTimeline = "failover-timeline";
 inline constexpr std::string_view kEventOpenSmStateLogged = "opensm-state-logged";
 inline constexpr std::string_view kEventCablingDifferences = "cabling-differences";
+// The twin gate's verdict on a reload: {mode, verdict, reasons, kind, summary, by, applied}.
+inline constexpr std::string_view kEventTwinGate = "twin-gate";
+// The takeover readiness check on a STANDBY: {result: "no-change" | "would-change" | "failed", text}.
+inline constexpr std::string_view kEventTwinReadiness = "twin-readiness";
 
 struct EventWire {
   std::uint64_t seq = 0;  // starts at 1, strictly increasing per daemon run

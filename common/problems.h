@@ -55,8 +55,11 @@ inline constexpr char kProblemPortErrors[] = "PORT_ERRORS";
 inline constexpr char kProblemLinkBelowRate[] = "LINK_BELOW_RATE";
 // Raised by the cabling check (docs/cabling.md).
 inline constexpr char kProblemMiscabled[] = "MISCABLED";
+// Raised by the takeover readiness check (docs/twin.md), on a STANDBY.
+inline constexpr char kProblemTakeoverWouldChange[] = "TAKEOVER_WOULD_CHANGE";
+inline constexpr char kProblemTwinReadinessFailed[] = "TWIN_READINESS_FAILED";
 
-inline constexpr std::array<ProblemInfo, 24> kProblems = {{
+inline constexpr std::array<ProblemInfo, 26> kProblems = {{
     {kProblemDualMaster, Severity::kCritical, "two or more SMs are MASTER"},
     {kProblemNoMaster, Severity::kCritical, "no SM in the subnet is MASTER"},
     {kProblemEqualPriority, Severity::kWarning, "two SMs share the highest priority"},
@@ -81,6 +84,8 @@ inline constexpr std::array<ProblemInfo, 24> kProblems = {{
     {kProblemPortErrors, Severity::kWarning, "a port's error counters are rising"},
     {kProblemLinkBelowRate, Severity::kWarning, "a link trained below the rate both ends support"},
     {kProblemMiscabled, Severity::kWarning, "the discovered links differ from the declared cabling"},
+    {kProblemTakeoverWouldChange, Severity::kWarning, "a takeover by this standby would change the fabric"},
+    {kProblemTwinReadinessFailed, Severity::kWarning, "the takeover readiness check cannot run the twin"},
 }};
 
 // The catalogue entry of `id`, or nullptr for an ID that is not listed.

@@ -16,6 +16,15 @@ const char* MembershipName(Membership membership) {
   return "limited";
 }
 
+const char* TwinGateName(TwinGate gate) {
+  switch (gate) {
+    case TwinGate::kOff: return "off";
+    case TwinGate::kAdvisory: return "advisory";
+    case TwinGate::kRequired: return "required";
+  }
+  return "off";
+}
+
 const char* PortsKeywordName(PortsKeyword keyword) {
   switch (keyword) {
     case PortsKeyword::kAll:

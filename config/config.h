@@ -128,6 +128,24 @@ struct VerifySettings {
   int timeout_s = 20;     // default wait for the heavy sweep + verification, 1..600
 };
 
+// apply.twin: whether a reload is first run on the twin (docs/twin.md
+// "The twin as a gate"): never unless asked (`smctl reload --twin`), on
+// every reload with the verdict reported, or on every reload as a gate.
+enum class TwinGate { kOff, kAdvisory, kRequired };
+
+// apply.twin_readiness_interval_s: 0 (off) or at least this many seconds;
+// a twin run takes seconds of CPU and starts an OpenSM, so not more often.
+inline constexpr int kMinTwinReadinessIntervalS = 60;
+inline constexpr int kMaxTwinReadinessIntervalS = 86400;
+
+// apply: how a config change is let through (docs/twin.md).
+struct ApplySettings {
+  TwinGate twin = TwinGate::kOff;
+  // On a STANDBY: how often the twin checks what a takeover would change
+  // (TAKEOVER_WOULD_CHANGE); 0: never.
+  int twin_readiness_interval_s = 0;
+};
+
 // metrics: the Prometheus HTTP listener (docs/metrics.md). `smctl metrics`
 // works whatever this says.
 struct MetricsSettings {
@@ -170,6 +188,7 @@ struct Config {
   Limits limits;
   GenerationSettings generations;
   VerifySettings verify;
+  ApplySettings apply;
   MetricsSettings metrics;
   HookSettings hooks;
   CablingSettings cabling;
@@ -181,5 +200,6 @@ struct Config {
 const char* RoleName(Role role);
 const char* MembershipName(Membership membership);  // "full", "limited", "both"
 const char* PortsKeywordName(PortsKeyword keyword);  // "ALL", "ALL_CAS", ...
+const char* TwinGateName(TwinGate gate);             // "off", "advisory", "required"
 
 }  // namespace smsupd::config

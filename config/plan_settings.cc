@@ -161,6 +161,9 @@ std::vector<std::string> PlanOtherSettings(const Config& before, const Config& a
   lines.Compare("generations.keep", before.generations.keep, after.generations.keep);
   lines.Compare("verify.sample_ports", before.verify.sample_ports, after.verify.sample_ports);
   lines.Compare("verify.timeout_s", before.verify.timeout_s, after.verify.timeout_s);
+  lines.Compare("apply.twin", std::string(TwinGateName(before.apply.twin)), std::string(TwinGateName(after.apply.twin)));
+  lines.Compare("apply.twin_readiness_interval_s", before.apply.twin_readiness_interval_s,
+                after.apply.twin_readiness_interval_s);
   lines.Compare("metrics.listen", before.metrics.listen, after.metrics.listen);
   lines.Compare("metrics.allow_remote", before.metrics.allow_remote, after.metrics.allow_remote);
   lines.Compare("hooks.directory", before.hooks.directory, after.hooks.directory);

@@ -63,4 +63,28 @@ void ReadVerifySection(const YAML::Node& node, ValidationState& state) {
       state);
 }
 
+// apply.twin: off | advisory | required; apply.twin_readiness_interval_s:
+// 0 (off) or 60..86400.
+void ReadApplySection(const YAML::Node& node, ValidationState& state) {
+  ApplySettings& apply = state.config.apply;
+  MappingView view(node, "apply", {"twin", "twin_readiness_interval_s"}, state.sink);
+  if (!view.valid()) return;
+  if (const YAML::Node* twin = view.Get("twin"))
+    if (auto value = ReadChoice(*twin, "apply.twin", {"off", "advisory", "required"}, state.sink))
+      apply.twin = *value == "required" ? TwinGate::kRequired
+                   : *value == "advisory" ? TwinGate::kAdvisory : TwinGate::kOff;
+  if (const YAML::Node* interval = view.Get("twin_readiness_interval_s"))
+    if (auto value = ReadInteger(*interval, "apply.twin_readiness_interval_s", 0, kMaxTwinReadinessIntervalS,
+                                 state.sink)) {
+      if (*value != 0 && *value < kMinTwinReadinessIntervalS)
+        state.sink.Error(*interval, "apply.twin_readiness_interval_s",
+                         "a readiness check every " + std::to_string(*value) + " s is too often (each runs OpenSM "
+                         "on a simulated copy of the fabric)",
+                         "0 (off) or " + std::to_string(kMinTwinReadinessIntervalS) + ".." +
+                             std::to_string(kMaxTwinReadinessIntervalS));
+      else
+        apply.twin_readiness_interval_s = static_cast<int>(*value);
+    }
+}
+
 }  // namespace smsupd::config

@@ -14,8 +14,8 @@ namespace {
 
 const std::vector<std::string_view> kTopLevelKeys = {
     "version", "node",   "sm",          "state_dir", "control",
-    "hosts",   "groups", "limits", "generations", "verify", "metrics",
-    "hooks",   "partitions", "cabling"};
+    "hosts",   "groups", "limits", "generations", "verify", "apply",
+    "metrics", "hooks",   "partitions", "cabling"};
 
 std::string HostName() {
   char name[256] = {};
@@ -73,6 +73,7 @@ void ReadDocument(const YAML::Node& document, ValidationState& state) {
   if (const YAML::Node* generations = root.Get("generations"))
     ReadGenerationsSection(*generations, state);
   if (const YAML::Node* verify = root.Get("verify")) ReadVerifySection(*verify, state);
+  if (const YAML::Node* apply = root.Get("apply")) ReadApplySection(*apply, state);
   if (const YAML::Node* metrics = root.Get("metrics")) ReadMetricsSection(*metrics, state);
   if (const YAML::Node* hooks = root.Get("hooks")) ReadHooksSection(*hooks, state);
   if (const YAML::Node* cabling = root.Get("cabling")) ReadCablingSection(*cabling, state);

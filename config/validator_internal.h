@@ -42,6 +42,8 @@ void ReadOpenSmSection(const YAML::Node& node, const std::string& path, Validati
 void ReadFailoverSection(const YAML::Node& node, ValidationState& state);
 void ReadGenerationsSection(const YAML::Node& node, ValidationState& state);
 void ReadVerifySection(const YAML::Node& node, ValidationState& state);
+// apply: the twin gate and the takeover readiness check, never rendered.
+void ReadApplySection(const YAML::Node& node, ValidationState& state);
 // metrics and hooks: the daemon's observability settings, never rendered.
 void ReadMetricsSection(const YAML::Node& node, ValidationState& state);
 void ReadHooksSection(const YAML::Node& node, ValidationState& state);

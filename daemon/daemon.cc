@@ -111,8 +111,13 @@ Status Daemon::StartUp() {
   cabling_->Start();
   TwinPlanOptions twin_options;
   twin_options.executable = options_.twin_executable;
-  twin_ = std::make_unique<TwinPlanCommand>(io_, running_, launcher_, twin_options);
+  twin_ = std::make_unique<TwinPlanCommand>(io_, running_, launcher_, TwinOptionsFromEnvironment(twin_options));
   twin_->RegisterCommands(router_);
+  readiness_ = std::make_unique<TakeoverReadiness>(io_, running_, *twin_, status_, [this] {
+    const SubnetObservation& seen = status_.seen();
+    return seen.local_sm && seen.local_sm->state == SmState::kStandby;
+  });
+  readiness_->Start();
   ports_ = std::make_unique<PortsMonitor>(io_, running_, *worker_, status_, [this](const PortsMonitor::Summary& s) {
     metrics_->metrics().SetPortsReadout(s.problems, s.ports, s.unread, s.seconds, s.mads);
   });
@@ -179,6 +184,16 @@ void Daemon::BuildParts() {
   apply_hooks.reloaded = [this] { notifier_.Notify("READY=1\nSTATUS=" + status_.Line()); };
   apply_hooks.poll_soon = [this] {
     if (failover_) failover_->PollSoon();
+  };
+  apply_hooks.twin_gate = [this](const config::Config& next, std::function<void(TwinVerdict)> done) {
+    if (!twin_) return done(twin::TwinFailed("internal", "smsupd is starting"));
+    const bool started = twin_->RunConfig(next, true, [done](TwinRunResult run) {
+      done(run.ok ? twin::JudgeTwin(run.report, run.text.substr(0, run.text.find('\n')),
+                                    run.model.value_or(twin::ModelCheck{}))
+                  : twin::TwinFailed(run.kind, run.error));
+    });
+    if (!started)
+      done(twin::TwinFailed("busy", "another twin runs (smctl plan --twin or the readiness check); one at a time"));
   };
   apply_hooks.restart_opensm = [this](bool force, auto done) {
     if (!failover_) return done(false, "smsupd is starting");
@@ -382,6 +397,7 @@ void Daemon::FinishStop() {
   if (hooks_) hooks_->Stop();
   failover_->Stop();
   if (cabling_) cabling_->Stop();
+  if (readiness_) readiness_->Stop();
   server_->Stop();
   worker_->Stop();
   signals_.cancel();

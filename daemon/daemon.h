@@ -12,6 +12,7 @@
 //   WhyCommand         daemon/apply    why: can two end ports talk, in which partitions
 //   CablingCommand     daemon/cabling  cabling: the links against the declared cabling
 //   TwinPlanCommand    daemon/twin     twin-plan: the change run on a simulated copy
+//   TakeoverReadiness  daemon/twin     on a STANDBY: would a takeover change the fabric?
 //   PortsMonitor       daemon/ports    ports: state, rate and counters of every port, paced
 //   FailoverController daemon/failover watch rounds, the policy, its actions
 //   MetricsService     daemon/metrics  Prometheus metrics: smctl metrics, metrics.listen
@@ -56,6 +57,7 @@
 #include "daemon/process/pidfd_process_launcher.h"
 #include "daemon/process/process_table.h"
 #include "daemon/status/status_board.h"
+#include "daemon/twin/takeover_readiness.h"
 #include "daemon/twin/twin_plan_command.h"
 
 namespace smsupd {
@@ -138,6 +140,7 @@ class Daemon {
   std::unique_ptr<WhyCommand> why_;
   std::unique_ptr<CablingCommand> cabling_;
   std::unique_ptr<TwinPlanCommand> twin_;
+  std::unique_ptr<TakeoverReadiness> readiness_;  // after twin_: destroyed first
   std::unique_ptr<PortsMonitor> ports_;
   std::unique_ptr<FailoverController> failover_;
   // Both follow status_'s event log: declared after it, so gone before it.

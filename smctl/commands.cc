@@ -33,7 +33,9 @@ bool Flag(const nlohmann::json& arguments, const char* key, bool otherwise) {
 
 CommandOutcome RefusedConfig(const Response& response) {
   CommandOutcome outcome = Refused(response);
-  if (Flag(response.arguments, "unreadable", false)) {
+  if (response.result == ResultCode::kTwinRefused) {
+    outcome.exit_code = kExitTwinRefused;
+  } else if (Flag(response.arguments, "unreadable", false)) {
     outcome.exit_code = kExitUnreadable;
     outcome.error_code = "unreadable";
   } else if (!Flag(response.arguments, "valid", true)) {
@@ -155,6 +157,10 @@ int RunReload(const GlobalOptions& options, const control::ReloadArguments& args
   if (args.wait)  // the daemon answers after verifying (and perhaps rolling back): wait for that
     timeout = std::chrono::milliseconds(
         args.timeout_given ? 2 * static_cast<long>(args.timeout_s * 1000) + 5000 : kLongestApplyWaitMs);
+  // A reload the twin gates (--twin, or apply.twin in the daemon's config,
+  // which smctl cannot know) is answered after the twin ran: its deadline
+  // too, unless the caller bounded the wait with --timeout (and no --twin).
+  if (args.twin || !args.timeout_given) timeout += std::chrono::milliseconds(kTwinGateWaitMs);
   return RunChange(options, "reload", control::ToJson(args), timeout, "reloaded", out, err);
 }
 

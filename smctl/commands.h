@@ -42,6 +42,8 @@ int RunFailover(const GlobalOptions& options, const control::FailoverArguments& 
 // How long `--wait` without `--timeout` waits for the daemon: twice the
 // longest verify.timeout_s (an apply plus its automatic rollback), plus 5 s.
 inline constexpr long kLongestApplyWaitMs = 2 * 600 * 1000 + 5000;
+// The twin gate's own bound (the twin's 240 s deadline, its judgement) and a margin.
+inline constexpr long kTwinGateWaitMs = 260 * 1000;
 
 // With `twin`: the daemon's twin-plan (docs/twin.md), which takes seconds to
 // minutes; the same exit codes, "changed" meaning what the twin saw.

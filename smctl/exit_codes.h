@@ -15,6 +15,9 @@
 //   5     `plan --exit-code` only: refused or daemon error     (as 1)
 //         (1 means "changes" there, as in `git diff`)
 //   6     a FILE smctl or the daemon reads cannot be read      "unreadable"
+//   7     reload: the twin gate refused the config (the twin   "twin-refused"
+//         disagreed with the plan or could not run): nothing
+//         was applied
 //
 // `why` answers "no" with 1 and `cabling` reports differences with 1 (not
 // an error: ok is true, as `plan --exit-code` reporting changes).
@@ -34,6 +37,7 @@ inline constexpr int kExitInvalid = 4;      // the config is invalid; nothing ap
 inline constexpr int kExitUnknownName = 4;  // why: a name nobody knows (the closest are suggested)
 inline constexpr int kExitPlanRefused = 5;  // plan --exit-code: refused or daemon error
 inline constexpr int kExitUnreadable = 6;   // a file that must be read cannot be
+inline constexpr int kExitTwinRefused = 7;  // reload: the twin gate refused it; nothing changed
 // cabling: the links differ from the declared cabling.
 inline constexpr int kExitDifferences = 1;
 // plan --exit-code: something would change.

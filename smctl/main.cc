@@ -67,6 +67,8 @@ void AddCommands(CLI::App& app, Choices& choices) {
   reload->add_flag("--force", choices.reload.force,
                    "with --restart: restart even the only SM (the subnet has no master meanwhile)");
   reload->add_flag("--wait", choices.reload.wait, "return once applied and verified");
+  reload->add_flag("--twin", choices.reload.twin,
+                   "run the config on the twin first; apply only if it agrees with the plan (exit 7 if not)");
   reload->add_option("--timeout", choices.reload.timeout_s,
                      "seconds the verification may take (default: verify.timeout_s)")
       ->check(CLI::Range(0.001, 86400.0));

@@ -1,5 +1,9 @@
 #include "daemon/apply/apply_decision.h"
 
+#include <algorithm>
+
+#include "config/renderer.h"
+
 namespace smsupd {
 
 ApplyRequest MakeApplyRequest(std::string reason, std::string applied_by,
@@ -9,6 +13,22 @@ ApplyRequest MakeApplyRequest(std::string reason, std::string applied_by,
   request.applied_by = std::move(applied_by);
   request.uid = uid;
   return request;
+}
+
+config::TwinGate TwinGateFor(const ApplyRequest& request, const config::Config& running,
+                             const config::Config& next, const std::string& running_hash) {
+  if (request.from_generation || request.reason == "rollback" || request.reason == "auto-rollback")
+    return config::TwinGate::kOff;
+  if (request.twin) return config::TwinGate::kRequired;
+  const config::TwinGate mode = std::max(running.apply.twin, next.apply.twin);
+  const bool unchanged = !running_hash.empty() && config::ConfigHash(next.source_text) == running_hash &&
+                         next.cabling.file_sha256 == running.cabling.file_sha256;
+  return unchanged ? config::TwinGate::kOff : mode;
+}
+
+GateStep DecideTwinGate(config::TwinGate mode, TwinVerdict::Kind verdict) {
+  if (verdict == TwinVerdict::Kind::kAgrees || mode == config::TwinGate::kOff) return GateStep::kApply;
+  return mode == config::TwinGate::kRequired ? GateStep::kRefuse : GateStep::kApplyWithWarning;
 }
 
 ApplyStep DecideAfterVerification(const VerifyRound& round) {

@@ -22,6 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/config.h"
+#include "daemon/apply/twin_verdict.h"
+
 namespace smsupd {
 
 // Who asked for an apply, and how they want to hear back.
@@ -32,6 +35,7 @@ struct ApplyRequest {
   bool restart = false;    // an OpenSM restart is allowed
   bool force = false;      // ... even of a MASTER with no standby to hand over to
   bool wait = false;       // reply once verified / rolled back
+  bool twin = false;       // run the config on the twin first, as a gate (smctl reload --twin)
   std::optional<std::chrono::milliseconds> timeout;  // default: verify.timeout_s
   // Apply this stored generation's YAML instead of the config file.
   std::optional<std::uint64_t> from_generation;
@@ -61,6 +65,23 @@ enum class ApplyStep {
   kFailed,    // failed, nothing to roll back to (or a rollback failed)
   kDrift,     // standby: the fabric does not match this node's config
 };
+
+// The twin gate (docs/twin.md "The twin as a gate"). Which mode gates an
+// apply: none for a rollback (it restores a generation that was applied
+// before; gating it could keep a broken one in force); `required` for a
+// reload asked with --twin; else the stricter of the running config's and
+// the new config's apply.twin (so turning the gate off passes it once, and
+// turning it on gates that reload already), except that a reload of the
+// same YAML (and cabling file) changes nothing and is not run on the twin.
+config::TwinGate TwinGateFor(const ApplyRequest& request, const config::Config& running,
+                             const config::Config& next, const std::string& running_hash);
+
+// What the verdict does to the apply:
+//                 agrees    disagrees / failed
+//   advisory      apply     apply, the reply and an event warn
+//   required      apply     refuse (kTwinRefused): nothing changes
+enum class GateStep { kApply, kApplyWithWarning, kRefuse };
+GateStep DecideTwinGate(config::TwinGate mode, TwinVerdict::Kind verdict);
 
 // The decision table above. Pure.
 ApplyStep DecideAfterVerification(const VerifyRound& round);

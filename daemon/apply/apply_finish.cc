@@ -29,6 +29,7 @@ std::string ConfigApplier::ApplyText(const ApplyRun& run) const {
   else if (!run.restart_refusal.empty())
     text += "; OpenSM not restarted for " + joined + ": " + run.restart_refusal;
   else if (!joined.empty()) text += "; OpenSM restart needed for " + joined + " (smctl reload --restart)";
+  if (!run.twin.is_null()) text += run.twin_warning.empty() ? "; the twin agrees" : "; " + run.twin_warning;
   return text;
 }
 
@@ -88,9 +89,11 @@ nlohmann::json ConfigApplier::VerificationJson(const ApplyRun& run, bool final) 
 }
 
 nlohmann::json ConfigApplier::ApplyArguments(const ApplyRun& run, bool final) const {
-  return {{"generation", run.generation}, {"hash", run.hash}, {"plan", run.plan.json},
-          {"verification", VerificationJson(run, final)}, {"rolled_back", false},
-          {"restart_needed", run.restart_needed}};
+  nlohmann::json arguments = {{"generation", run.generation}, {"hash", run.hash}, {"plan", run.plan.json},
+                              {"verification", VerificationJson(run, final)}, {"rolled_back", false},
+                              {"restart_needed", run.restart_needed}};
+  if (!run.twin.is_null()) arguments["twin"] = run.twin;
+  return arguments;
 }
 
 void ConfigApplier::RecordVerification(const RunPtr& run) {

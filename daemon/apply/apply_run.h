@@ -14,6 +14,7 @@
 #include "daemon/apply/fabric_verification.h"
 #include "daemon/apply/apply_plan.h"
 #include "daemon/apply/config_applier.h"
+#include "daemon/apply/twin_verdict.h"
 
 namespace smsupd {
 
@@ -22,6 +23,12 @@ struct ApplyRun {
   ConfigApplier::Reply reply;  // empty once answered (without --wait: right after install)
   config::Config next;
   ApplyPlan plan;
+  // The twin gate: its mode for this apply (kOff: none ran), true while it
+  // runs (nothing is saved or installed yet), and its verdict's JSON.
+  config::TwinGate twin_mode = config::TwinGate::kOff;
+  bool gating = false;
+  nlohmann::json twin = nullptr;
+  std::string twin_warning;  // advisory: the disagreement the reply reports
   std::vector<std::string> restart_needed;  // startup-only options still pending
   bool restarting = false;                  // OpenSM is restarted for this apply
   std::string restart_refusal;              // why it was not (no standby, ...)

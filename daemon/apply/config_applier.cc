@@ -84,6 +84,12 @@ void ConfigApplier::RegisterCommands(control::CommandRouter& router) {
 void ConfigApplier::Stop() {
   stopping_ = true;
   if (!run_) return;
+  if (run_->gating) {  // nothing was saved or installed yet
+    if (run_->reply) run_->reply(MakeResponse(ResultCode::kError, "smsupd is stopping: the reload was not applied "
+                                              "(the twin gate had not answered); nothing changed"));
+    run_->reply = nullptr;
+    return;
+  }
   const std::string text = "smsupd is stopping: generation " + std::to_string(run_->generation) +
                            " is installed but was not verified";
   spdlog::warn("PKEY_NOT_VERIFIED generation {}: {}", run_->generation, text);
@@ -123,6 +129,7 @@ void ConfigApplier::HandleReload(const control::Request& request, const control:
   apply.restart = args->restart;
   apply.force = args->force;
   apply.wait = args->wait;
+  apply.twin = args->twin;
   if (args->timeout_given)
     apply.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->timeout_s * 1000));
   StartApply(std::move(apply), std::move(reply));
@@ -241,6 +248,9 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
     nlohmann::json refusal = nlohmann::json::object();
     if (auto next = LoadForApply(request, &refusal); !next)
       return reply(MakeResponse(ResultCode::kError, next.error().message, refusal));
+    if (run_->gating)
+      return reply(MakeResponse(ResultCode::kApplyInProgress,
+                                "a reload is being run on the twin; try again when it is done"));
     return reply(MakeResponse(ResultCode::kApplyInProgress, "generation " + std::to_string(run_->generation) +
                                                      " is being applied; try again when it is done"));
   }
@@ -255,6 +265,66 @@ void ConfigApplier::StartApply(ApplyRequest request, Reply reply) {
   if (run->next.state_dir != running_.config.state_dir || run->next.control.socket != running_.config.control.socket)
     return RefuseApply(run, "state_dir and control.socket change only when smsupd restarts; nothing changed");
   run_ = run;
+  run->twin_mode = TwinGateFor(run->request, running_.config, run->next, running_.generation.hash);
+  if (run->twin_mode != config::TwinGate::kOff) return StartTwinGate(run);
+  PrepareApply(run);
+  InstallAndSignal(run);
+}
+
+// The gate runs before anything is saved, installed or signalled; the
+// apply stays "in progress" meanwhile (another reload is refused, a SIGHUP
+// queued), while status, failover and every read-only command go on: the
+// twin is a child process and a job thread, never the loop.
+void ConfigApplier::StartTwinGate(const RunPtr& run) {
+  run->gating = true;
+  spdlog::info("TWIN_GATE_STARTED apply.twin {} for the reload by {}", config::TwinGateName(run->twin_mode),
+               run->request.applied_by);
+  if (!hooks_.twin_gate) {
+    TwinVerdict none;
+    none.failure_kind = "internal";
+    none.reasons = {"this daemon runs no twin"};
+    return TwinGateDone(run, std::move(none));
+  }
+  hooks_.twin_gate(run->next, [this, run](TwinVerdict verdict) { TwinGateDone(run, std::move(verdict)); });
+}
+
+void ConfigApplier::TwinGateDone(const RunPtr& run, TwinVerdict verdict) {
+  if (!run->gating || run_ != run) return;
+  run->gating = false;
+  if (stopping_) {
+    run_.reset();
+    return;
+  }
+  run->twin = VerdictJson(verdict, run->twin_mode);
+  const GateStep step = DecideTwinGate(run->twin_mode, verdict.kind);
+  std::string reasons;
+  for (const std::string& reason : verdict.reasons) reasons += (reasons.empty() ? "" : "; ") + reason;
+  const std::string what = verdict.kind == TwinVerdict::Kind::kFailed ? "the twin could not run: " + reasons
+                                                                      : "the twin disagrees with the plan: " + reasons;
+  nlohmann::json event = run->twin;
+  event["by"] = run->request.applied_by;
+  event["applied"] = step != GateStep::kRefuse;
+  reporter_.AddEvent(control::kEventTwinGate, event);
+  if (verdict.kind == TwinVerdict::Kind::kAgrees) {
+    spdlog::info("TWIN_GATE_AGREED {}", verdict.summary);
+  } else {
+    spdlog::warn("TWIN_GATE_{} apply.twin {}: {}",
+                 verdict.kind == TwinVerdict::Kind::kFailed ? "FAILED" : "DISAGREED",
+                 config::TwinGateName(run->twin_mode), what);
+  }
+  if (step == GateStep::kRefuse) {
+    run_.reset();
+    const std::string text = "reload refused by the twin gate: " + what + "; nothing changed";
+    spdlog::error("CONFIG_REJECTED by {} ({}): {}", run->request.applied_by, run->request.reason, text);
+    reporter_.AddEvent(control::kEventConfigRejected,
+                       {{"by", run->request.applied_by}, {"reason", run->request.reason}, {"text", text}});
+    hooks_.reloaded();
+    nlohmann::json arguments = {{"twin", run->twin}, {"twin_report", verdict.report}};
+    if (run->reply) run->reply(MakeResponse(ResultCode::kTwinRefused, text, arguments));
+    run->reply = nullptr;
+    return EndApply();
+  }
+  if (step == GateStep::kApplyWithWarning) run->twin_warning = "warning: " + what;
   PrepareApply(run);
   InstallAndSignal(run);
 }

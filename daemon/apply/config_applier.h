@@ -35,6 +35,7 @@
 #include "daemon/apply/request_jobs.h"
 #include "daemon/apply/generation_store.h"
 #include "daemon/apply/running_config.h"
+#include "daemon/apply/twin_verdict.h"
 #include "daemon/clock.h"
 #include "daemon/control/command_router.h"
 #include "daemon/fabric/mad_worker.h"
@@ -58,6 +59,11 @@ struct ApplyHooks {
   // a MASTER hands over first); `done` once it is back, or refused.
   std::function<void(bool force, std::function<void(bool ok, const std::string& text)> done)>
       restart_opensm;
+  // The twin gate (docs/twin.md "The twin as a gate"): runs `next` on the
+  // twin and calls `done` once, on the loop, with the verdict (kFailed when
+  // the twin cannot run, a twin already running included). Unset: every
+  // gated reload counts the twin as failed.
+  std::function<void(const config::Config& next, std::function<void(TwinVerdict)> done)> twin_gate;
 };
 
 class ConfigApplier {
@@ -101,6 +107,8 @@ class ConfigApplier {
   void RefuseApply(const RunPtr& run, const std::string& text,
                    const nlohmann::json& arguments = nlohmann::json::object());
   void PrepareApply(const RunPtr& run);
+  void StartTwinGate(const RunPtr& run);
+  void TwinGateDone(const RunPtr& run, TwinVerdict verdict);
   void SaveCurrentGenerationIfMissing();
   Status SaveGeneration(const RunPtr& run, Guid port);
   void InstallAndSignal(const RunPtr& run);

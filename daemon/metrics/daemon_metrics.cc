@@ -138,6 +138,12 @@ DaemonMetrics::DaemonMetrics(const std::string& version, ProcessPaths process)
                      .Help("1 while the fabric's P_Key tables differ from this (non-master) node's config")
                      .Register(r)
                      .Add({});
+  takeover_would_change_ = &BuildGauge()
+                               .Name("smsupd_takeover_would_change")
+                               .Help("1 while the twin readiness check finds that a takeover by this standby "
+                                     "would change the fabric")
+                               .Register(r)
+                               .Add({});
   port_problems_ = &BuildGauge()
                        .Name("smsupd_port_problems")
                        .Help("ports with a problem of each kind at the last ports read-out (port-down, wrong-sm, "

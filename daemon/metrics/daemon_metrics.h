@@ -75,6 +75,7 @@ class DaemonMetrics {
   // and severity; an ID outside it is no series.
   void SetProblem(const std::string& id, bool present);
   void SetPKeyDrift(bool drift) { pkey_drift_->Set(drift ? 1 : 0); }
+  void SetTakeoverWouldChange(bool would) { takeover_would_change_->Set(would ? 1 : 0); }
   // The last ports read-out: ports with a problem of each kind ("port-down",
   // "below-rate", ...), ports read and not read, its duration and MADs.
   void SetPortsReadout(const std::map<std::string, int>& problems, int ports, int unread, double seconds, int mads);
@@ -120,6 +121,7 @@ class DaemonMetrics {
   prometheus::Gauge* last_apply_verified_;
   prometheus::Gauge* last_apply_mismatched_;
   prometheus::Gauge* pkey_drift_;
+  prometheus::Gauge* takeover_would_change_;
   prometheus::Family<prometheus::Gauge>* port_problems_;
   prometheus::Gauge* ports_read_;
   prometheus::Gauge* ports_unread_;

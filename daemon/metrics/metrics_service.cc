@@ -79,6 +79,7 @@ void MetricsService::RefreshStatus(const control::StatusWire& status) {
                                     [&](const control::ProblemWire& p) { return p.id == problem.id; });
     metrics_.SetProblem(std::string(problem.id), raised);
     if (problem.id == kProblemPKeyDrift) metrics_.SetPKeyDrift(raised);
+    if (problem.id == kProblemTakeoverWouldChange) metrics_.SetTakeoverWouldChange(raised);
   }
   if (status.failover)
     for (const auto& [race, count] : status.failover->counters) metrics_.SetRaceCount(race, count);

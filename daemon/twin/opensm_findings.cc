@@ -99,8 +99,14 @@ OpenSmFindings ReadOpenSmFindings(std::string_view log, std::string_view output)
   ForEachLine(log, [&](std::string_view line) { ReadLogLine(line, out, start); });
   // OpenSM prints its option parsing to stdout (osm_subnet.c log_report):
   // every "Loading Cached Option" line and a banner, and among them the
-  // complaints kept here.
+  // complaints kept here. The lines that echo a path or a value OpenSM
+  // read are never complaints, whatever words the path holds (a directory
+  // named "...Warning..." or "...error..." is no warning).
   ForEachLine(output, [&](std::string_view line) {
+    std::string_view trimmed = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
+    for (std::string_view echo : {"Loading Cached Option:", "Reading Cached Option File:", "Config file is ",
+                                  "Log File:", "Command Line Arguments:"})
+      if (trimmed.rfind(echo, 0) == 0) return;
     for (std::string_view word : {"-E-", "Invalid", "invalid", "Warning", "Unrecognized", "rror", "ERR "})
       if (Contains(line, word)) return Add(out.warnings, line);
   });

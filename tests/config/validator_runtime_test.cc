@@ -146,5 +146,54 @@ TEST(ValidatorRuntime, NothingOfItIsRenderedIntoOpenSmConf) {
             WithoutHashLine(tuned_files.partitions_conf));
 }
 
+// BaseYaml with an `apply:` section (its name differs from WithTopLevel's:
+// unity builds put another file's helper beside it).
+std::string YamlWithApplySection(const std::string& section) {
+  std::string yaml = BaseYaml();
+  yaml.insert(yaml.find("hosts:"), section);
+  return yaml;
+}
+
+// apply: the twin gate and the readiness check; off by default.
+TEST(ValidatorRuntime, ApplyTwinDefaultsOffAndReadsEveryMode) {
+  ValidationOutcome absent = Validate(BaseYaml());
+  ASSERT_TRUE(absent.ok()) << AllDiagnostics(absent);
+  EXPECT_EQ(absent.config->apply.twin, TwinGate::kOff);
+  EXPECT_EQ(absent.config->apply.twin_readiness_interval_s, 0);
+  for (auto [text, gate] : {std::pair{"off", TwinGate::kOff}, std::pair{"advisory", TwinGate::kAdvisory},
+                            std::pair{"required", TwinGate::kRequired}}) {
+    ValidationOutcome outcome = Validate(YamlWithApplySection(std::string("apply:\n  twin: ") + text +
+                                                      "\n  twin_readiness_interval_s: 300\n"));
+    ASSERT_TRUE(outcome.ok()) << text << AllDiagnostics(outcome);
+    EXPECT_EQ(outcome.config->apply.twin, gate) << text;
+    EXPECT_STREQ(TwinGateName(outcome.config->apply.twin), text);
+    EXPECT_EQ(outcome.config->apply.twin_readiness_interval_s, 300);
+  }
+  ValidationOutcome zero = Validate(YamlWithApplySection("apply:\n  twin_readiness_interval_s: 0\n"));
+  ASSERT_TRUE(zero.ok()) << AllDiagnostics(zero);
+  EXPECT_EQ(zero.config->apply.twin_readiness_interval_s, 0);
+}
+
+TEST(ValidatorRuntime, ApplyTwinErrorsNameFileLineColumnAndWhatIsValid) {
+  ValidationOutcome outcome = Validate(
+      YamlWithApplySection("apply:\n  twin: requird\n  twin_readiness_interval_s: 59\n"));
+  ASSERT_EQ(outcome.ErrorCount(), 2) << AllDiagnostics(outcome);
+  const Diagnostic* twin = FindDiagnostic(outcome, "apply.twin");
+  ASSERT_NE(twin, nullptr);
+  EXPECT_NE(twin->Format().find("test.yaml:"), std::string::npos) << twin->Format();
+  EXPECT_EQ(twin->column, 9) << twin->Format();
+  EXPECT_NE(twin->valid.find("did you mean 'required'?"), std::string::npos) << twin->Format();
+  EXPECT_NE(twin->valid.find("off, advisory, required"), std::string::npos) << twin->Format();
+  const Diagnostic* interval = FindDiagnostic(outcome, "apply.twin_readiness_interval_s");
+  ASSERT_NE(interval, nullptr);
+  EXPECT_EQ(interval->line, twin->line + 1);
+  EXPECT_EQ(interval->valid, "0 (off) or 60..86400") << interval->Format();
+
+  ValidationOutcome too_long = Validate(YamlWithApplySection("apply:\n  twin_readiness_interval_s: 86401\n"));
+  ASSERT_NE(FindDiagnostic(too_long, "apply.twin_readiness_interval_s"), nullptr) << AllDiagnostics(too_long);
+  ValidationOutcome unknown = Validate(YamlWithApplySection("apply:\n  twin_gate: off\n"));
+  EXPECT_EQ(unknown.ErrorCount(), 1) << AllDiagnostics(unknown);
+}
+
 }  // namespace
 }  // namespace smsupd::config

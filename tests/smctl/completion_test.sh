@@ -77,7 +77,7 @@ expect "smctl ro" rollback
 expect "smctl --json l" list-commands
 expect "smctl --s" --socket
 expect "smctl -i fab" fabric-a fabric-b
-expect "smctl reload --" --help --restart --force --wait --timeout --json
+expect "smctl reload --" --help --restart --force --wait --twin --timeout --json
 expect "smctl plan --e" --exit-code
 expect "smctl plan --tw" --twin
 expect "smctl events --f" --follow

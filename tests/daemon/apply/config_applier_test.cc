@@ -94,6 +94,11 @@ class ConfigApplierTest : public ::testing::Test {
       if (restart_refused_.empty()) return done(true, "OpenSM restarted; this SM is STANDBY");
       done(false, restart_refused_);
     };
+    // The twin: held until the test gives its verdict (GateAnswers).
+    hooks.twin_gate = [this](const config::Config& next, std::function<void(TwinVerdict)> done) {
+      gated_.push_back(next.source_text);
+      gate_done_ = std::move(done);
+    };
     applier_ = std::make_unique<ConfigApplier>(io_, clock_, ConfigPath(), running_, opensm_, *worker_,
                                                reporter_, std::move(hooks));
     applier_->RegisterCommands(router_);
@@ -163,6 +168,8 @@ class ConfigApplierTest : public ::testing::Test {
   std::vector<bool> restarts_;    // restart_opensm calls, with their force flag
   std::string restart_refused_;   // the failover policy's refusal, if any
   std::vector<std::string> notices_;
+  std::vector<std::string> gated_;             // configs the twin gate was asked about
+  std::function<void(TwinVerdict)> gate_done_;  // the gate waiting for its verdict
   control::CommandRouter router_;
   std::unique_ptr<ConfigApplier> applier_;
   std::vector<std::unique_ptr<std::optional<control::Response>>> replies_;
@@ -382,6 +389,113 @@ TEST_F(ConfigApplierTest, ARefusedRestartIsAFailureTheCallerSees) {
   ASSERT_TRUE(RunAdvancing([&] { return forced->has_value(); }));
   ASSERT_EQ(restarts_.size(), 2u);
   EXPECT_TRUE(restarts_[1]) << "--force reaches the failover policy";
+}
+
+// ---- The twin gate (docs/twin.md "The twin as a gate") ------------------
+
+TwinVerdict Verdict(TwinVerdict::Kind kind, const std::string& reason = "") {
+  TwinVerdict verdict;
+  verdict.kind = kind;
+  if (!reason.empty()) verdict.reasons = {reason};
+  if (kind == TwinVerdict::Kind::kFailed) verdict.failure_kind = "not-up";
+  verdict.summary = "Twin plan: 1 port's P_Key table changes";
+  return verdict;
+}
+
+// Nothing is saved, installed or signalled while the twin runs; other
+// commands get "in progress", and the verdict "agrees" lets the apply go on.
+TEST_F(ConfigApplierTest, AReloadWithTwinWaitsForTheTwinThenApplies) {
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}, {"twin", true}});
+  ASSERT_EQ(gated_.size(), 1u);
+  EXPECT_NE(gated_[0].find("tenant"), std::string::npos);
+  EXPECT_FALSE(reply->has_value());
+  EXPECT_TRUE(applier_->busy());
+  EXPECT_EQ(opensm_.installed.size(), 1u) << "nothing installed while the twin runs";
+  EXPECT_FALSE(fs::exists(dir_ + "/state/generations/2")) << "no generation saved while the twin runs";
+  auto* second = Send("reload", nlohmann::json::object());
+  ASSERT_TRUE(second->has_value());
+  EXPECT_EQ((*second)->result, ResultCode::kApplyInProgress);
+  EXPECT_NE((*second)->text.find("twin"), std::string::npos) << (*second)->text;
+  gate_done_(Verdict(TwinVerdict::Kind::kAgrees));
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kSuccess) << (*reply)->text;
+  EXPECT_EQ((*reply)->arguments["twin"]["verdict"], "agrees");
+  EXPECT_EQ((*reply)->arguments["twin"]["mode"], "required");
+  EXPECT_NE((*reply)->text.find("the twin agrees"), std::string::npos) << (*reply)->text;
+  EXPECT_EQ(running_.generation.number, 2u);
+  EXPECT_EQ(opensm_.hangups, 1);
+  EXPECT_TRUE(reporter_.Saw("twin-gate"));
+  EXPECT_EQ(notices_, (std::vector<std::string>{"RELOADING=1", "READY=1"}));
+}
+
+TEST_F(ConfigApplierTest, RequiredRefusesWhatTheTwinDisagreesWithAndChangesNothing) {
+  WriteConfig("apply:\n  twin: required\n");
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto read_conf = [&] {
+    Result<std::string> text = ReadWholeFile(dir_ + "/state/opensm.conf");
+    return text.ok() ? *text : std::string("(none)");
+  };
+  const std::string conf_before = read_conf();
+  for (TwinVerdict::Kind kind : {TwinVerdict::Kind::kDisagrees, TwinVerdict::Kind::kFailed}) {
+    auto* reply = Send("reload", {{"wait", true}});
+    ASSERT_EQ(static_cast<bool>(gate_done_), true);
+    gate_done_(Verdict(kind, "routing: ftree asked, minhop used (fallback)"));
+    ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+    EXPECT_EQ((*reply)->result, ResultCode::kTwinRefused) << (*reply)->text;
+    EXPECT_NE((*reply)->text.find("ftree asked, minhop used"), std::string::npos) << (*reply)->text;
+    EXPECT_NE((*reply)->text.find("nothing changed"), std::string::npos) << (*reply)->text;
+    EXPECT_EQ((*reply)->arguments["twin"]["verdict"], TwinVerdictName(kind));
+    EXPECT_EQ(opensm_.installed.size(), 1u);
+    EXPECT_EQ(opensm_.hangups, 0);
+    EXPECT_EQ(running_.generation.number, 1u);
+    EXPECT_FALSE(fs::exists(dir_ + "/state/generations/2"));
+    EXPECT_EQ(read_conf(), conf_before);
+    EXPECT_FALSE(applier_->busy());
+  }
+  EXPECT_TRUE(reporter_.Saw("twin-gate"));
+}
+
+TEST_F(ConfigApplierTest, AdvisoryAppliesWhatTheTwinDisagreesWithAndWarns) {
+  WriteConfig("apply:\n  twin: advisory\n");
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  applier_->Reload();  // a SIGHUP is gated too
+  ASSERT_EQ(gated_.size(), 1u);
+  gate_done_(Verdict(TwinVerdict::Kind::kDisagrees, "OpenSM complained about opensm.conf: lmc = 9"));
+  ASSERT_TRUE(RunUntil([&] { return running_.generation.number == 2u; }));
+  EXPECT_EQ(opensm_.hangups, 1);
+  EXPECT_TRUE(reporter_.Saw("twin-gate"));
+}
+
+TEST_F(ConfigApplierTest, TheSameYamlAndARollbackAreNotRunOnTheTwin) {
+  WriteConfig("apply:\n  twin: required\n");
+  auto* first = Send("reload", {{"wait", true}});
+  ASSERT_EQ(gated_.size(), 1u) << "turning the gate on is gated";
+  gate_done_(Verdict(TwinVerdict::Kind::kAgrees));
+  ASSERT_TRUE(RunUntil([&] { return first->has_value(); }));
+  ASSERT_EQ((*first)->result, ResultCode::kSuccess) << (*first)->text;
+  auto* same = Send("reload", {{"wait", true}});
+  ASSERT_TRUE(RunUntil([&] { return same->has_value(); }));
+  EXPECT_EQ((*same)->result, ResultCode::kSuccess) << (*same)->text;
+  EXPECT_EQ(gated_.size(), 1u) << "the same YAML changes nothing";
+  auto* rollback = Send("rollback", {{"generation", 1}, {"wait", true}});
+  ASSERT_TRUE(RunUntil([&] { return rollback->has_value(); }));
+  EXPECT_EQ(gated_.size(), 1u) << "a rollback is never gated: " << (*rollback)->text;
+}
+
+TEST_F(ConfigApplierTest, StoppingWhileTheTwinRunsAppliesNothing) {
+  std::ofstream(ConfigPath(), std::ios::app) << kTenant;
+  auto* reply = Send("reload", {{"wait", true}, {"twin", true}});
+  ASSERT_TRUE(gate_done_);
+  applier_->Stop();
+  ASSERT_TRUE(RunUntil([&] { return reply->has_value(); }));
+  EXPECT_EQ((*reply)->result, ResultCode::kError);
+  EXPECT_NE((*reply)->text.find("nothing changed"), std::string::npos) << (*reply)->text;
+  gate_done_(Verdict(TwinVerdict::Kind::kAgrees));
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(opensm_.installed.size(), 1u);
+  EXPECT_EQ(running_.generation.number, 1u);
 }
 
 }  // namespace

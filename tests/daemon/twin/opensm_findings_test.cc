@@ -53,6 +53,21 @@ TEST(OpenSmFindingsTest, KeepsOnlyTheComplaintsOfStdout) {
   EXPECT_NE(f.warnings[0].find("lmc = 9"), std::string::npos);
 }
 
+// The lines echoing what OpenSM read name paths: words in a path (a
+// directory called ...Warning... or ...error...) are no complaint.
+TEST(OpenSmFindingsTest, PathsInTheEchoedLinesAreNoComplaint) {
+  std::string out =
+      "Command Line Arguments:\n"
+      " Config file is `/run/AdvisoryWarning/twin-x/opensm.conf`:\n"
+      " Reading Cached Option File: /run/AdvisoryWarning/twin-x/opensm.conf\n"
+      " Loading Cached Option:partition_config_file = /run/error-dir/twin-x/partitions.conf\n"
+      " Log File: /run/Invalid/opensm.log\n"
+      " Invalid Cached Option Value:lmc = 9:Using Default:0\n";
+  OpenSmFindings f = ReadOpenSmFindings("", out);
+  ASSERT_EQ(f.warnings.size(), 1u) << f.warnings.front();
+  EXPECT_NE(f.warnings[0].find("lmc = 9"), std::string::npos);
+}
+
 TEST(OpenSmFindingsTest, EveryListIsBoundedAndPrintable) {
   std::string log;
   for (int i = 0; i < 1000; ++i) log += "Dec 06 01:50:00 100000 [1] 0x01 -> ERR 0000: \x1b[31m" + std::string(1000, 'y') + "\n";

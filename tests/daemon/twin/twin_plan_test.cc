@@ -7,12 +7,17 @@
 // reading of an option smsupd passes through are reported.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <future>
+#include <iostream>
 #include <iterator>
 
 #include "common/atomic_file.h"
@@ -303,6 +308,314 @@ TEST_F(TwinPlanTest, OnAStandbyTheTwinForecastsWhatATakeoverWouldChange) {
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(status->value("local_sm", json::object()).value("state", ""), "STANDBY")
       << "the twin changed nothing on the standby";
+}
+
+// ---- The twin as a gate (docs/twin.md "The twin as a gate") ----------------
+
+// What a refused reload must leave as it was: the generation, the files
+// smsupd gave OpenSM, OpenSM itself, every port's P_Key table.
+struct LiveSnapshot {
+  std::uint64_t generation = 0;
+  std::string partitions_conf, opensm_conf;
+  std::optional<pid_t> opensm;
+  std::map<Guid, PKeyEntries> tables;
+};
+
+class TwinGateTest : public TwinPlanTest {
+ protected:
+  LiveSnapshot Take() {
+    LiveSnapshot snapshot;
+    snapshot.generation = Generation(master());
+    snapshot.partitions_conf = master().PartitionsConf();
+    auto conf = ReadWholeFile(master().StatePath("opensm.conf"));
+    snapshot.opensm_conf = conf ? *conf : "(unreadable)";
+    snapshot.opensm = master().OpenSmPid();
+    snapshot.tables = Tables().entries;
+    return snapshot;
+  }
+
+  void ExpectUnchanged(const LiveSnapshot& before) {
+    LiveSnapshot now = Take();
+    EXPECT_EQ(now.generation, before.generation);
+    EXPECT_EQ(now.partitions_conf, before.partitions_conf) << "partitions.conf was rewritten";
+    EXPECT_EQ(now.opensm_conf, before.opensm_conf) << "opensm.conf was rewritten";
+    EXPECT_EQ(now.opensm, before.opensm) << "OpenSM was restarted";
+    EXPECT_EQ(now.tables.size(), before.tables.size());
+    for (const auto& [guid, entries] : before.tables)
+      EXPECT_EQ(PKeyEntriesText(now.tables[guid]), PKeyEntriesText(entries)) << FormatGuid(guid);
+  }
+
+  // The last twin-gate event's details (null when none).
+  json LastGateEvent(ManagementNode& node) {
+    Result<std::vector<json>> events = node.Events();
+    EXPECT_TRUE(events.ok());
+    json last;
+    if (events.ok())
+      for (const json& event : *events)
+        if (event.value("kind", "") == "twin-gate") last = event["details"];
+    return last;
+  }
+
+  // No twin directory beside the socket, no twin process of this node.
+  void ExpectNoTwinLeft() {
+    const std::string run_dir = std::filesystem::path(master().socket_path()).parent_path();
+    for (const auto& entry : std::filesystem::directory_iterator(run_dir))
+      EXPECT_EQ(entry.path().filename().string().rfind("twin-", 0), std::string::npos) << entry.path();
+    EXPECT_EQ(TwinRunner(run_dir), 0) << "a twin runner is left";
+    // Every process of a twin (probes, ibsim, OpenSM) works in its directory.
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::error_code error;
+      std::string cwd = std::filesystem::read_symlink(entry.path() / "cwd", error).string();
+      EXPECT_TRUE(error || cwd.rfind(run_dir + "/twin-", 0) != 0) << "a twin's process is left: " << entry.path();
+    }
+  }
+
+  // A config change OpenSM reads otherwise than smsupd's model: lmc 9,
+  // which OpenSM resets to 0 ("Invalid Cached Option Value"), with a new
+  // partition beside it.
+  void DisagreeingChange() {
+    master().config().opensm_options["lmc"] = "9";
+    master().config().partitions.push_back({"tenant-d", 0x0050, false, std::nullopt, {HostMember("H2_3", "full")}});
+  }
+
+  static std::string TextOf(const SmctlResult& result) {
+    json whole = result.Json();
+    return whole.is_object() ? whole.value("text", "") + " " + (whole["error"].is_object() ? whole["error"].value("message", "") : "")
+                             : result.out;
+  }
+};
+
+TEST_F(TwinGateTest, ReloadTwinWithAnAgreeingPKeyChangeApplies) {
+  std::uint64_t before = Generation(master());
+  master().config().partitions.push_back(
+      {"tenant-c", 0x0030, false, std::nullopt, {HostMember("H2_4", "full"), HostMember("H1_3", "limited")}});
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reply = ApplyWithWait(master(), {"reload", "--twin"});
+  ASSERT_EQ(reply.exit_code, 0) << reply.Describe() << master().LogTail();
+  std::cout << "reload --twin --wait: " << reply.elapsed.count() << " ms\n";  // a number, not an assertion
+  json args = reply.Arguments();
+  EXPECT_EQ(args["twin"].value("verdict", ""), "agrees") << reply.Describe();
+  EXPECT_EQ(args["twin"].value("mode", ""), "required");
+  EXPECT_EQ(reply.VerificationState(), "verified") << reply.Describe();
+  EXPECT_NE(TextOf(reply).find("the twin agrees"), std::string::npos) << reply.Describe();
+  EXPECT_EQ(Generation(master()), before + 1);
+  EXPECT_EQ(MismatchesWith(master()), "") << "the fabric shows the change after --wait";
+  json event = LastGateEvent(master());
+  EXPECT_EQ(event.value("verdict", ""), "agrees") << event.dump();
+  EXPECT_EQ(event.value("applied", false), true);
+  ExpectNoTwinLeft();
+}
+
+TEST_F(TwinGateTest, ReloadTwinWithADisagreeingChangeIsRefusedAndNothingChanges) {
+  LiveSnapshot before = Take();
+  DisagreeingChange();
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reply = ApplyWithWait(master(), {"reload", "--twin"});
+  EXPECT_EQ(reply.exit_code, 7) << reply.Describe() << master().LogTail();
+  json whole = reply.Json();
+  ASSERT_TRUE(whole.is_object()) << reply.Describe();
+  EXPECT_EQ(whole["error"].value("code", ""), "twin-refused") << reply.Describe();
+  EXPECT_NE(reply.err.find("lmc = 9"), std::string::npos) << "names what disagreed: " << reply.Describe();
+  EXPECT_NE(reply.err.find("nothing changed"), std::string::npos) << reply.Describe();
+  EXPECT_EQ(reply.Arguments()["twin"].value("verdict", ""), "disagrees");
+  ExpectUnchanged(before);
+  json event = LastGateEvent(master());
+  EXPECT_EQ(event.value("verdict", ""), "disagrees") << event.dump();
+  EXPECT_EQ(event.value("applied", true), false);
+  ExpectNoTwinLeft();
+}
+
+TEST_F(TwinGateTest, AdvisoryAppliesWithAWarning) {
+  master().config().extra = "apply:\n  twin: advisory\n";
+  ApplyAndExpectVerified();  // same tables: the twin agrees with this one
+  std::uint64_t before = Generation(master());
+  DisagreeingChange();
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reply = ApplyWithWait(master(), {"reload"});
+  ASSERT_EQ(reply.exit_code, 0) << reply.Describe() << master().LogTail();
+  json args = reply.Arguments();
+  EXPECT_EQ(args["twin"].value("mode", ""), "advisory") << reply.Describe();
+  EXPECT_EQ(args["twin"].value("verdict", ""), "disagrees") << reply.Describe();
+  EXPECT_NE(TextOf(reply).find("warning: the twin disagrees with the plan"), std::string::npos) << reply.Describe();
+  EXPECT_NE(TextOf(reply).find("lmc = 9"), std::string::npos) << reply.Describe();
+  EXPECT_EQ(Generation(master()), before + 1) << "applied";
+  EXPECT_EQ(MismatchesWith(master()), "") << "tenant-d is on the fabric";
+  EXPECT_EQ(LastGateEvent(master()).value("applied", false), true);
+}
+
+TEST_F(TwinGateTest, RequiredGatesAPlainReload) {
+  master().config().extra = "apply:\n  twin: required\n";
+  json turned_on = ApplyAndExpectVerified();
+  EXPECT_EQ(turned_on["twin"].value("verdict", ""), "agrees") << "turning the gate on is gated already";
+  LiveSnapshot before = Take();
+  DisagreeingChange();
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reply = master().Smctl({"--json", "reload"}, kTwinSmctlDeadline);
+  EXPECT_EQ(reply.exit_code, 7) << reply.Describe() << master().LogTail();
+  EXPECT_NE(reply.err.find("refused by the twin gate"), std::string::npos) << reply.Describe();
+  ExpectUnchanged(before);
+  // A SIGHUP (systemctl reload, config management) is gated the same way.
+  ASSERT_TRUE(master().Signal(SIGHUP).ok());
+  Status gated = WaitFor("the SIGHUP's twin-gate event", [&] {
+    json event = LastGateEvent(master());
+    return event.value("by", "") == "signal";
+  }, milliseconds(120000), milliseconds(250));
+  ASSERT_TRUE(gated.ok()) << gated.message() << master().LogTail();
+  EXPECT_EQ(LastGateEvent(master()).value("applied", true), false);
+  ExpectUnchanged(before);
+}
+
+// An OpenSM that never reaches SUBNET UP in the twin (the installed OpenSM
+// is a wrapper that sleeps when started on a twin's files; the daemon's
+// deadline for it shortened to 3 s): a clear error, the twin's directory
+// and processes gone, the live fabric and OpenSM untouched; a gated reload
+// is refused.
+TEST_F(TwinGateTest, AnOpenSmThatDoesNotReachSubnetUpInTimeIsAClearErrorAndChangesNothing) {
+  const std::string wrapper = master().dir() + "/opensm-wrapper.sh";
+  ASSERT_TRUE(WriteFileAtomically(wrapper,
+                                  "#!/bin/sh\n"
+                                  "case \"$*\" in *\"/twin-\"*) exec sleep 300;; esac\n"
+                                  "exec /usr/sbin/opensm \"$@\"\n",
+                                  0755)
+                  .ok());
+  master().Stop();
+  master().config().opensm_binary = wrapper;
+  ASSERT_TRUE(master().WriteConfig().ok());
+  ASSERT_TRUE(master().Start({{"SMSUPD_TWIN_UP_TIMEOUT_S", "3"}}).ok());
+  ASSERT_TRUE(master().WaitForSmState("MASTER", kStartDeadline).ok()) << master().LogTail();
+  ASSERT_NO_FATAL_FAILURE(WaitForFabricToMatchMaster(kStartDeadline));
+  LiveSnapshot before = Take();
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+  SmctlResult plan = master().Smctl({"--json", "plan", "--twin", path}, kTwinSmctlDeadline);
+  EXPECT_EQ(plan.exit_code, 1) << plan.Describe();
+  EXPECT_NE(plan.err.find("OpenSM did not reach SUBNET UP within 3 s"), std::string::npos) << plan.Describe();
+  EXPECT_EQ(plan.Arguments().value("kind", ""), "not-up") << plan.Describe();
+  ExpectNoTwinLeft();
+
+  master().config().partitions.push_back({"tenant-e", 0x0060, false, std::nullopt, {HostMember("H2_2", "full")}});
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reload = master().Smctl({"--json", "reload", "--twin"}, kTwinSmctlDeadline);
+  EXPECT_EQ(reload.exit_code, 7) << reload.Describe();
+  EXPECT_NE(reload.err.find("the twin could not run"), std::string::npos) << reload.Describe();
+  EXPECT_EQ(reload.Arguments()["twin"].value("kind", ""), "not-up") << reload.Describe();
+  ExpectUnchanged(before);
+  ExpectNoTwinLeft();
+}
+
+// The twin's directory (beside the control socket) on a tmpfs of 1 MiB:
+// the runner refuses to start (it needs 64 MiB), says so, removes its
+// directory, and a gated reload is refused. The test runs in a mount
+// namespace of its own, so the tmpfs goes with it whatever happens.
+class TwinNoSpaceTest : public TwinGateTest {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::unshare(CLONE_NEWNS), 0) << std::strerror(errno);
+    ASSERT_EQ(::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0) << std::strerror(errno);
+    TwinGateTest::SetUp();
+  }
+  void TearDown() override {
+    while (!nodes_.empty()) nodes_.pop_back();
+    if (!mounted_.empty()) ::umount2(mounted_.c_str(), MNT_DETACH);
+    TwinGateTest::TearDown();
+  }
+  std::string mounted_;
+};
+
+TEST_F(TwinNoSpaceTest, NoDiskSpaceIsAClearErrorAndChangesNothing) {
+  const std::string run_dir = std::filesystem::path(master().socket_path()).parent_path();
+  master().Stop();
+  ASSERT_EQ(::mount("tmpfs", run_dir.c_str(), "tmpfs", 0, "size=1m,mode=0700"), 0) << std::strerror(errno);
+  mounted_ = run_dir;
+  ASSERT_TRUE(master().Start().ok());
+  ASSERT_TRUE(master().WaitForSmState("MASTER", kStartDeadline).ok()) << master().LogTail();
+  LiveSnapshot before = Take();
+  std::string path = master().dir() + "/candidate.yaml";
+  ASSERT_TRUE(WriteFileAtomically(path, master().config().Yaml()).ok());
+  SmctlResult plan = master().Smctl({"--json", "plan", "--twin", path}, kTwinSmctlDeadline);
+  EXPECT_EQ(plan.exit_code, 1) << plan.Describe();
+  EXPECT_NE(plan.err.find("no disk space for the twin"), std::string::npos) << plan.Describe();
+  EXPECT_EQ(plan.Arguments().value("kind", ""), "no-space") << plan.Describe();
+  ExpectNoTwinLeft();
+
+  master().config().partitions.push_back({"tenant-e", 0x0060, false, std::nullopt, {HostMember("H2_2", "full")}});
+  ASSERT_TRUE(master().WriteConfig().ok());
+  SmctlResult reload = master().Smctl({"--json", "reload", "--twin"}, kTwinSmctlDeadline);
+  EXPECT_EQ(reload.exit_code, 7) << reload.Describe();
+  EXPECT_EQ(reload.Arguments()["twin"].value("kind", ""), "no-space") << reload.Describe();
+  ExpectUnchanged(before);
+  ExpectNoTwinLeft();
+}
+
+// ---- Takeover readiness (docs/twin.md "Takeover readiness") ----------------
+
+class TwinReadinessTest : public TwinGateTest {
+ protected:
+  void ConfigureNode(SmsupdConfig& config) override {
+    config.extra = "apply:\n  twin_readiness_interval_s: 60\n";
+  }
+
+  static bool HasProblem(ManagementNode& node, const std::string& id) {
+    Result<json> status = node.StatusJson();
+    if (!status.ok() || !status->contains("health")) return false;
+    for (const json& problem : (*status)["health"].value("problems", json::array()))
+      if (problem.value("id", "") == id) return true;
+    return false;
+  }
+
+  static std::string Metric(ManagementNode& node, const std::string& name) {
+    SmctlResult metrics = node.Smctl({"metrics"});
+    std::istringstream lines(metrics.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind(name + " ", 0) == 0) return line.substr(name.size() + 1);
+    return "";
+  }
+
+  static json LastReadinessEvent(ManagementNode& node) {
+    json last;
+    if (auto events = node.Events(); events.ok())
+      for (const json& event : *events)
+        if (event.value("kind", "") == "twin-readiness") last = event["details"];
+    return last;
+  }
+};
+
+TEST_F(TwinReadinessTest, AStandbyWhoseRoutingDiffersRaisesTheProblemEventAndMetricEqualConfigsClearIt) {
+  ManagementNode* standby = StartNode(fabric().topology().management_nodes()[1], "standby", "STANDBY");
+  ASSERT_NE(standby, nullptr);
+  // Equal configs: a check runs and finds nothing.
+  Status first = WaitFor("the first readiness check", [&] { return !LastReadinessEvent(*standby).is_null(); },
+                         milliseconds(120000), milliseconds(500));
+  ASSERT_TRUE(first.ok()) << first.message() << standby->LogTail();
+  EXPECT_EQ(LastReadinessEvent(*standby).value("result", ""), "no-change") << standby->LogTail();
+  EXPECT_FALSE(HasProblem(*standby, "TAKEOVER_WOULD_CHANGE"));
+  EXPECT_FALSE(HasProblem(master(), "TAKEOVER_WOULD_CHANGE")) << "the master runs no check";
+
+  standby->config().opensm_options["routing_engine"] = "updn";
+  ASSERT_TRUE(standby->WriteConfig().ok());
+  SmctlResult reload = standby->Smctl({"reload"}, kTwinSmctlDeadline);
+  ASSERT_EQ(reload.exit_code, 0) << reload.Describe();
+  Status raised = WaitFor("TAKEOVER_WOULD_CHANGE on the standby",
+                          [&] { return HasProblem(*standby, "TAKEOVER_WOULD_CHANGE"); }, milliseconds(120000),
+                          milliseconds(500));
+  ASSERT_TRUE(raised.ok()) << raised.message() << standby->LogTail();
+  EXPECT_EQ(LastReadinessEvent(*standby).value("result", ""), "would-change");
+  EXPECT_EQ(Metric(*standby, "smsupd_takeover_would_change"), "1");
+  EXPECT_FALSE(HasProblem(*standby, "TWIN_READINESS_FAILED"));
+  Result<json> status = standby->StatusJson();
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->value("local_sm", json::object()).value("state", ""), "STANDBY") << "the check changed nothing";
+
+  standby->config().opensm_options.erase("routing_engine");
+  ASSERT_TRUE(standby->WriteConfig().ok());
+  reload = standby->Smctl({"reload"}, kTwinSmctlDeadline);
+  ASSERT_EQ(reload.exit_code, 0) << reload.Describe();
+  Status cleared = WaitFor("TAKEOVER_WOULD_CHANGE cleared",
+                           [&] { return !HasProblem(*standby, "TAKEOVER_WOULD_CHANGE"); }, milliseconds(120000),
+                           milliseconds(500));
+  ASSERT_TRUE(cleared.ok()) << cleared.message() << standby->LogTail();
+  EXPECT_EQ(LastReadinessEvent(*standby).value("result", ""), "no-change");
+  EXPECT_EQ(Metric(*standby, "smsupd_takeover_would_change"), "0");
 }
 
 }  // namespace
