@@ -97,8 +97,11 @@ std::optional<SmEntry> FailoverPolicy::RemoteMaster() const {
 bool FailoverPolicy::MasterGone() const {
   const auto& w = observation_->master;
   if (!w || w->guid == config_.local_guid) return false;
-  // Port silent too: node or link gone. Port alive: only the SM is silent,
-  // and its own smsupd, if alive, hands over within milliseconds: wait longer.
+  // Its cable's far end reads Down: the node is cut off, whatever its SM
+  // does. Port silent too: node or link gone. Port alive: only the SM is
+  // silent, and its own smsupd, if alive, hands over within milliseconds:
+  // wait longer.
+  if (w->link_down && w->consecutive_misses >= 1) return true;
   const int needed = w->port_answers == false
                          ? config_.miss_threshold
                          : config_.miss_threshold + config_.silent_sm_extra_misses;

@@ -193,10 +193,12 @@ bool FailoverPolicy::TakeBackDuringHandover(const std::string& why) {
 bool FailoverPolicy::OnMasterLost() {
   if (!observation_->master) return false;
   const MasterWatch& w = *observation_->master;
-  const std::string why = "master " + FormatGuid(w.guid) + " missed " +
-                          std::to_string(w.consecutive_misses) + " SMInfo polls, its port " +
-                          (w.port_answers == false ? "is silent (node gone)"
-                                                   : "answers (SM process dead)");
+  const std::string why =
+      w.link_down ? "master " + FormatGuid(w.guid) +
+                        ": the switch port at the other end of its cable reads Down (node or cable gone)"
+                  : "master " + FormatGuid(w.guid) + " missed " + std::to_string(w.consecutive_misses) +
+                        " SMInfo polls, its port " +
+                        (w.port_answers == false ? "is silent (node gone)" : "answers (SM process dead)");
   if (!TakeBackDuringHandover(why)) return false;
   ++counters_["master_lost"];
   Emit(Action::EmitEvent("MASTER_LOST", why));

@@ -73,6 +73,12 @@ struct MasterWatch {
   // Cross-check: PortInfo of the master's port, answered by the HCA's SMA,
   // not by OpenSM. nullopt = not asked yet (asked once misses start).
   std::optional<bool> port_answers;
+  // The port at the other end of the master's cable (a switch port, read by
+  // directed route, answered by the switch itself) reads its link Down in
+  // this round: the node or its cable is gone. The daemon sets it only
+  // for a route confirmed to end at the master while the link was up, so
+  // one missed poll is enough.
+  bool link_down = false;
 };
 
 // An operator command for the policy (smctl failover, SIGTERM/systemctl stop).

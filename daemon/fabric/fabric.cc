@@ -25,6 +25,11 @@ std::optional<DiscoveredPort> FarthestCaPort(const std::vector<DiscoveredPort>& 
   return far;
 }
 
+LinkPeerPort LinkPeerOf(const DirectedRoute& route) {
+  if (route.empty()) return {};
+  return LinkPeerPort{DirectedRoute(route.begin(), route.end() - 1), route.back()};
+}
+
 Status CheckSmInfoPayload(const SmInfo& info) {
   if (info.guid == 0) {
     return Error{"refusing to send SMInfo with GUID 0: a standby would poll "

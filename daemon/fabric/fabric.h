@@ -15,6 +15,7 @@
 //   local OpenSM's own SMInfo). SendHandover refuses LID 0.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -76,6 +77,12 @@ struct PortInfo {
   bool is_sm() const { return (capability_mask & kCapabilityIsSm) != 0; }
 };
 
+// The exit ports of a directed route, from the local node on; empty = the
+// local node itself. At most kMaxDirectedRouteHops entries.
+using DirectedRoute = std::vector<uint8_t>;
+// IBA 14.2.2.2: an initial path holds at most 63 hops.
+inline constexpr size_t kMaxDirectedRouteHops = 63;
+
 // NodeInfo.NodeType (IBA 14.2.5.3).
 enum class NodeType { kUnknown = 0, kCa = 1, kSwitch = 2, kRouter = 3 };
 
@@ -101,7 +108,20 @@ struct DiscoveredPort {
   std::string node_description;  // NodeDescription as printable text (common/printable_text.h)
   bool is_sm = false;            // PortInfo.CapabilityMask.IsSM
   int hops = 0;                  // length of the directed route the walk reached it by
+  // The directed route the walk reached it by. For a CA port its last hop
+  // is the port of the switch (or, cabled back to back, of the local CA)
+  // at the other end of its cable: that port's PortInfo, answered by the
+  // switch itself, says whether the CA's link is up (LinkPeerPort).
+  DirectedRoute route;
 };
+
+// The port at the other end of the cable of the end port reached by
+// `route` (non-empty): the node at route minus its last hop, and that hop.
+struct LinkPeerPort {
+  DirectedRoute node_route;
+  int port = 0;
+};
+LinkPeerPort LinkPeerOf(const DirectedRoute& route);
 
 // The CA port the walk reached by the longest route (ties: the highest port
 // GUID), other than `local`: the far end of the fabric from this node, whose
@@ -219,6 +239,19 @@ class Fabric {
   // that owns this LID", on a switch the management port.
   virtual Result<PortInfo> GetPortInfo(uint16_t lid, int port) = 0;
   virtual Result<NodeInfo> GetNodeInfo(uint16_t lid) = 0;
+  // The same reads by directed route (IBA 14.2.2): PortInfo of `port` of
+  // the node at the end of `route`, and that node's NodeInfo. They need no
+  // LID and no forwarding table, and a switch answers them from its own
+  // SMA however busy any SM is. Default: unsupported (an error).
+  virtual Result<PortInfo> GetPortInfoByRoute(const DirectedRoute& route, int port) {
+    (void)route;
+    (void)port;
+    return Error{"this fabric cannot read by directed route"};
+  }
+  virtual Result<NodeInfo> GetNodeInfoByRoute(const DirectedRoute& route) {
+    (void)route;
+    return Error{"this fabric cannot read by directed route"};
+  }
   // SubnAdmGetTable(SMInfoRecord) from the SA at the master SM's LID (as
   // the local port knows it): every SM the master knows of, itself included.
   // Not the whole truth: OpenSM 3.3.23 lists a remote SM only once a sweep

@@ -177,6 +177,7 @@ class Walk {
     row.node_description = description ? *description : "";
     row.is_sm = port->is_sm();
     row.hops = static_cast<int>(visit.route.size());
+    row.route = visit.route;
     ports_.push_back(std::move(row));
   }
 

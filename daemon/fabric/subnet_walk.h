@@ -19,12 +19,6 @@
 
 namespace smsupd {
 
-// The exit ports of a directed route, from the local node on; empty = the
-// local node itself. At most kMaxDirectedRouteHops entries.
-using DirectedRoute = std::vector<uint8_t>;
-// IBA 14.2.2.2: an initial path holds at most 63 hops.
-inline constexpr size_t kMaxDirectedRouteHops = 63;
-
 // "0,1,3,5" (the initial path as ibnetdiscover prints it, 0 first).
 std::string FormatDirectedRoute(const DirectedRoute& route);
 

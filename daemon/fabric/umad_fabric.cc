@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -118,6 +119,32 @@ Result<NodeInfo> UmadFabric::GetNodeInfo(uint16_t lid) {
   auto data = Smp(IB_MAD_METHOD_GET, lid, IB_ATTR_NODE_INFO, 0, nullptr, AtLid("NodeInfo", lid));
   if (!data) return data.error();
   return DecodeNodeInfo(data->data());
+}
+
+// One SMP, with the single MADs' timeouts (a switch's SMA answers at once;
+// a route through a port whose link is down gets no answer at all).
+Result<PortInfo> UmadFabric::GetPortInfoByRoute(const DirectedRoute& route, int port) {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  UmadSubnetReader reader(*smp_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS), 1,
+                          SingleSmpDeadline());
+  std::vector<Result<PortInfo>> info = reader.ReadPortInfo({PortAt{route, port}});
+  if (info.empty()) return Error{"PortInfo at DR path " + FormatDirectedRoute(route) + ": no answer"};
+  return std::move(info.front());
+}
+
+Result<NodeInfo> UmadFabric::GetNodeInfoByRoute(const DirectedRoute& route) {
+  if (Status opened = Open(); !opened) return Error{opened.message()};
+  UmadSubnetReader reader(*smp_transport_, mad_rpc_class_agent(port_, IB_SMI_DIRECT_CLASS), 1,
+                          SingleSmpDeadline());
+  std::vector<Result<NodeInfo>> info = reader.ReadNodeInfo({route});
+  if (info.empty()) return Error{"NodeInfo at DR path " + FormatDirectedRoute(route) + ": no answer"};
+  return std::move(info.front());
+}
+
+std::chrono::steady_clock::time_point UmadFabric::SingleSmpDeadline() const {
+  const auto attempts = std::max(1, options_.smp.attempts);
+  return std::chrono::steady_clock::now() + options_.smp.per_attempt * attempts +
+         options_.smp.per_attempt;
 }
 
 // A switch's external ports have their own capacity (SwitchInfo

@@ -62,6 +62,8 @@ class UmadFabric : public Fabric {
   Result<SmInfo> GetSmInfo(uint16_t lid) override;
   Result<PortInfo> GetPortInfo(uint16_t lid, int port) override;
   Result<NodeInfo> GetNodeInfo(uint16_t lid) override;
+  Result<PortInfo> GetPortInfoByRoute(const DirectedRoute& route, int port) override;
+  Result<NodeInfo> GetNodeInfoByRoute(const DirectedRoute& route) override;
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
   Result<std::vector<uint8_t>> GetLinearForwardingTable(uint16_t lid) override;
@@ -77,6 +79,8 @@ class UmadFabric : public Fabric {
   Result<std::vector<uint8_t>> Smp(int method, uint16_t lid, unsigned attr, unsigned mod,
                                    const uint8_t* payload, const std::string& what);
   Result<int> PKeyCapacity(uint16_t lid, int port, const NodeInfo& node);
+  // When a single directed-route SMP read (smp timeouts) gives up.
+  std::chrono::steady_clock::time_point SingleSmpDeadline() const;
 
   UmadFabricOptions options_;
   ibmad_port* port_ = nullptr;

@@ -98,12 +98,16 @@ void FailoverController::RunRound() {
   // A STANDBY with a healthy master and no far port yet walks once: the
   // walk holds the MAD thread (~0.3 s at 648 HCAs), so never while the
   // master misses polls.
-  if (request.inventory && !request.discover && !far_port_ && round_started_ >= far_walk_due_ &&
-      policy_.state() == policy::SupervisorState::kStandby && last_round_.master &&
-      (!watch_ || watch_->consecutive_misses == 0)) {
+  // It walks too for the route to a master it has none for (the cable
+  // watch: failover_master_link.cc), once per master.
+  if (request.inventory && !request.discover && (!far_port_ || MasterRouteMissing()) &&
+      round_started_ >= far_walk_due_ && policy_.state() == policy::SupervisorState::kStandby &&
+      last_round_.master && (!watch_ || watch_->consecutive_misses == 0)) {
     request.discover = true;
     far_walk_due_ = round_started_ + kFarPortWalkRetry;
   }
+  request.master_link = MasterLinkRequest(round_started_);
+  if (MasterRouteMissing()) request.route_wanted = watch_->guid;
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
       [this, asked = request.inventory, walked = request.discover](Result<WatchRound> round) {
@@ -120,6 +124,11 @@ void FailoverController::RunRound() {
           WatchRound stale = last_round_;
           stale.master.reset();
           stale.master_port_answers.reset();
+          stale.master_link_port.reset();
+          stale.master_link_down = false;
+          stale.master_link_end.reset();
+          stale.sm_routes.reset();
+          stale.far_port.reset();
           stale.sms.reset();
           OnRound(stale);
         }
@@ -149,6 +158,7 @@ void FailoverController::PaceWalks(std::chrono::steady_clock::duration took) {
 void FailoverController::OnRound(const WatchRound& round) {
   CheckMadThread();
   UpdateMasterWatch(round);
+  UpdateMasterLink(round);
   UpdateInventory(round);
   if (round.far_port) far_port_ = round.far_port;
   TimelineFromRound(round);
@@ -180,17 +190,21 @@ void FailoverController::UpdateMasterWatch(const WatchRound& round) {
     watch_->act_count = round.master->act_count;
     watch_->consecutive_misses = 0;
     watch_->port_answers.reset();
+    watch_->link_down = false;
     port_silent_streak_ = true;
     return;
   }
   ++watch_->consecutive_misses;
+  watch_->link_down = round.master_link_down;
   if (round.master_port_answers == true) port_silent_streak_ = false;
   if (round.master_port_answers.has_value() || !port_silent_streak_)
     watch_->port_answers = !port_silent_streak_;
   if (watch_->consecutive_misses == 1 || watch_->consecutive_misses % 10 == 0)
     spdlog::info("MASTER_POLL_MISSED master {} LID {}: {} poll(s) unanswered, its port {}",
                  FormatGuid(watch_->guid), watch_->lid, watch_->consecutive_misses,
-                 watch_->port_answers == false ? "silent" : "answers");
+                 watch_->link_down                ? "cut off (its cable's far end reads Down)"
+                 : watch_->port_answers == false ? "silent"
+                                                  : "answers");
 }
 
 // The status picture: first-hand reads of this round over the last list.

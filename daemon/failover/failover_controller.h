@@ -17,6 +17,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,13 @@ class FailoverController {
   void SendHandover(std::uint16_t lid, Guid guid, const std::string& why, bool then_kill = false);
   void Answer(bool ok, const std::string& text);
   void UpdateMasterWatch(const WatchRound& round);
+  // failover_master_link.cc: the watched master's cable.
+  std::optional<MasterLinkWatch> MasterLinkRequest(std::chrono::steady_clock::time_point now);
+  void UpdateMasterLink(const WatchRound& round);
+  void ForgetMasterLink(const std::string& why);
+  bool MasterRouteMissing() const;
+  // What decided a MASTER_LOST, for the failover timeline.
+  std::string MasterLostSignal() const;
   void UpdateInventory(const WatchRound& round);
   void CheckPriorityApplied(const WatchRound& round);
   void CheckMadThread();
@@ -165,6 +173,19 @@ class FailoverController {
   std::vector<SmRecord> inventory_;  // last full SM list (with LIDs)
   std::optional<policy::MasterWatch> watch_;
   bool port_silent_streak_ = true;  // every cross-check of this miss streak failed
+  // The last walks' routes to SM ports, by port GUID (at most kMaxSmRoutes),
+  // and the watched master's cable (MasterLinkWatch) with its trust.
+  std::map<Guid, DirectedRoute> sm_routes_;
+  struct MasterLink {
+    Guid guid = 0;
+    std::uint16_t lid = 0;
+    DirectedRoute route;
+    bool trusted = false;
+    Guid switch_guid = 0;
+    std::chrono::steady_clock::time_point verify_due{};
+  };
+  std::optional<MasterLink> master_link_;
+  Guid route_walked_for_ = 0;  // the master a STANDBY walked for a route
   bool local_sm_missed_ = false;    // the last round's local SMInfo went unanswered
   std::optional<policy::OperatorCommand> pending_command_;
   // A HandOverThenKill's HANDOVER failed: told to the policy in the next step.

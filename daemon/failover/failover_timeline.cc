@@ -32,9 +32,10 @@ void FailoverTimeline::Start(const std::string& cause, WallTime at) {
 
 void FailoverTimeline::Reset() { *this = FailoverTimeline(); }
 
-void FailoverTimeline::FaultSeen(const std::string& cause, WallTime at) {
+void FailoverTimeline::FaultSeen(const std::string& cause, WallTime at, const std::string& signal) {
   if (active()) return;
   Start(cause, at);
+  signal_ = signal;
   fault_seen_ = at;
 }
 
@@ -86,6 +87,7 @@ nlohmann::json FailoverTimeline::Details(bool complete) const {
     return std::chrono::duration_cast<milliseconds>(*at - *started_).count();
   };
   nlohmann::json details = {{"cause", cause_},
+                            {"fault_signal", signal_.empty() ? nlohmann::json(nullptr) : nlohmann::json(signal_)},
                             {"started", control::FormatRfc3339Millis(*started_)},
                             {"complete", complete},
                             {"fault_seen_ms", ms(fault_seen_)},
@@ -103,7 +105,10 @@ nlohmann::json FailoverTimeline::Details(bool complete) const {
 }
 
 std::string FailoverTimeline::Describe(const nlohmann::json& details) {
-  std::string text = details.value("cause", std::string("?")) + ":";
+  std::string text = details.value("cause", std::string("?"));
+  if (auto signal = details.find("fault_signal"); signal != details.end() && signal->is_string())
+    text += " (" + signal->get<std::string>() + ")";
+  text += ":";
   bool first = true;
   for (const StageName& stage : kStages) {
     auto found = details.find(stage.key);

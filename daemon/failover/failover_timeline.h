@@ -1,7 +1,8 @@
 // One failover as this daemon saw it, stage by stage, so that the time to a
 // new master has names (`smctl events`: failover-timeline):
 //
-//   fault-seen         the detection: master lost, no master, dual master,
+//   fault-seen         the detection (with the signal that decided it):
+//                      master lost, no master, dual master,
 //                      the local MASTER's OpenSM exited, an operator's
 //                      failover or restart, a preempt claim
 //   handover-sent      smsupd's SubnSet(SMInfo HANDOVER) left (to the local
@@ -40,8 +41,11 @@ class FailoverTimeline {
  public:
   using WallTime = std::chrono::system_clock::time_point;
 
-  // A detection. Starts a timeline unless one runs.
-  void FaultSeen(const std::string& cause, WallTime at);
+  // A detection. Starts a timeline unless one runs. `signal`: what decided
+  // it, where a cause has several ("neighbour_port_down" for master_lost:
+  // the switch port at the other end of the master's cable read Down;
+  // "missed_polls_port_silent", "missed_polls_port_answers"); empty: none.
+  void FaultSeen(const std::string& cause, WallTime at, const std::string& signal = "");
   void HandoverSent(WallTime at);
   // The local SM became MASTER: starts a timeline ("handover_received") if
   // none runs; from now on the far port is watched.
@@ -79,6 +83,7 @@ class FailoverTimeline {
 
   std::optional<WallTime> started_;
   std::string cause_;
+  std::string signal_;
   std::optional<WallTime> fault_seen_;
   std::optional<WallTime> handover_sent_;
   std::optional<WallTime> local_master_;

@@ -40,7 +40,7 @@ bool IsMaster(const std::optional<SmInfo>& sm) { return sm && sm->state == SmSta
 
 void FailoverController::Report(const std::string& kind, const std::string& text) {
   if (auto cause = TimelineCauses().find(kind); cause != TimelineCauses().end() && !timeline_.active()) {
-    timeline_.FaultSeen(cause->second, WallNow());
+    timeline_.FaultSeen(cause->second, WallNow(), kind == "MASTER_LOST" ? MasterLostSignal() : "");
     master_before_fault_ = latest_.master ? latest_.master->info.guid : 0;
   }
   if (kind == "OPENSM_ADOPTED") return;  // the supervisor reports the adoption itself

@@ -11,7 +11,7 @@ namespace {
 // one only we knew of and that does not answer is dropped.
 std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, WatchRound& round,
                                                    const std::vector<uint16_t>& known,
-                                                   bool discover) {
+                                                   bool discover, Guid route_wanted) {
   std::map<uint16_t, SmRecord> by_lid;
   bool from_sa = false;
   if (auto records = fabric.GetSmInfoRecords()) {
@@ -23,6 +23,11 @@ std::optional<std::vector<SmRecord>> TakeInventory(Fabric& fabric, WatchRound& r
   if (discover) {
     if (auto ports = fabric.DiscoverPorts()) {
       round.far_port = FarthestCaPort(*ports, round.local_port ? round.local_port->port_guid : 0);
+      round.sm_routes.emplace();
+      for (const DiscoveredPort& port : *ports)
+        if ((port.is_sm || port.port_guid == route_wanted) && !port.route.empty() &&
+            round.sm_routes->size() < kMaxSmRoutes)
+          round.sm_routes->push_back({port.port_guid, port.route});
       for (const DiscoveredPort& port : *ports)
         if (port.is_sm && port.lid != 0 && !by_lid.contains(port.lid))
           by_lid[port.lid] = SmRecord{port.lid, {}};
@@ -58,7 +63,30 @@ std::optional<SmInfo> PollSmInfo(Fabric& fabric, uint16_t lid, WatchRound& round
   return *info;
 }
 
+// PortInfo of the port at the other end of the master's cable; true when it
+// reads the link down.
+bool ReadMasterLink(Fabric& fabric, const MasterLinkWatch& link, WatchRound& round) {
+  const LinkPeerPort peer = LinkPeerOf(link.route);
+  if (link.route.empty()) return false;
+  auto info = fabric.GetPortInfoByRoute(peer.node_route, peer.port);
+  if (!info) return false;
+  round.master_link_port = *info;
+  return LinkReadsDown(*info);
+}
+
+// The node GUID NodeInfo by `route` names; 0 without an answer.
+Guid NodeGuidAt(Fabric& fabric, const DirectedRoute& route) {
+  auto node = fabric.GetNodeInfoByRoute(route);
+  return node ? node->node_guid : 0;
+}
+
 }  // namespace
+
+bool LinkReadsDown(const PortInfo& port) {
+  constexpr int kPhysStateLinkUp = 5;  // IBA 14.2.5.6 PortPhysicalState
+  return port.port_state == kPortStateDown ||
+         (port.phys_state != 0 && port.phys_state != kPhysStateLinkUp);
+}
 
 WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   WatchRound round;
@@ -71,8 +99,22 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   round.local_sm = PollSmInfo(fabric, 0, round);
   if (port->sm_lid != 0 && port->sm_lid != port->lid) {
     round.master_lid = port->sm_lid;
-    if (auto master = PollSmInfo(fabric, port->sm_lid, round)) {
+    const MasterLinkWatch* link =
+        request.master_link && request.master_link->master_lid == port->sm_lid ? &*request.master_link : nullptr;
+    const bool link_down = link && ReadMasterLink(fabric, *link, round);
+    if (link_down && link->trusted) {
+      round.master_link_switch = NodeGuidAt(fabric, LinkPeerOf(link->route).node_route);
+      round.master_link_down = *round.master_link_switch == link->switch_guid;
+    }
+    if (round.master_link_down) {
+      // The master's cable is dead: no SMInfo poll to wait out.
+    } else if (auto master = PollSmInfo(fabric, port->sm_lid, round)) {
       round.master = *master;
+      if (link && link->verify) {
+        auto end = fabric.GetNodeInfoByRoute(link->route);
+        round.master_link_end = end ? end->port_guid : 0;
+        round.master_link_switch = NodeGuidAt(fabric, LinkPeerOf(link->route).node_route);
+      }
     } else {
       round.master_port_answers = fabric.GetPortInfo(port->sm_lid, 0).ok();
     }
@@ -80,7 +122,7 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   const bool master_healthy = round.master_lid == 0 || round.master.has_value();
   const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
   if (request.inventory && master_healthy && sa_reachable) {
-    round.sms = TakeInventory(fabric, round, request.known_sm_lids, request.discover);
+    round.sms = TakeInventory(fabric, round, request.known_sm_lids, request.discover, request.route_wanted);
   }
   return round;
 }

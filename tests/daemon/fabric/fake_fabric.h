@@ -13,6 +13,8 @@
 //   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
 // - GetSmInfoRecords lists every live SM, if some SM is MASTER;
 // - LID 0 in a query is the local port (SetLocalPort's lid);
+// - directed-route reads answer from what SetRoutePort / SetRouteNode set
+//   (a route nothing was set for gets no answer);
 // - DiscoverPorts returns the list SetDiscoveredPorts set (empty by
 //   default), or an error after FailDiscovery(). The walk itself is tested
 //   on a model subnet (subnet_walk_test.cc).
@@ -76,6 +78,19 @@ class FakeFabric : public Fabric {
   void SetPKeyTable(uint16_t lid, int port, std::vector<uint16_t> table) {
     std::lock_guard lock(mutex_);
     nodes_[lid].pkeys[port] = std::move(table);
+  }
+  // What GetPortInfoByRoute(route, port) / GetNodeInfoByRoute(route) answer.
+  void SetRoutePort(const DirectedRoute& route, int port, PortInfo info) {
+    std::lock_guard lock(mutex_);
+    route_ports_[{route, port}] = info;
+  }
+  void SetRouteNode(const DirectedRoute& route, NodeInfo info) {
+    std::lock_guard lock(mutex_);
+    route_nodes_[route] = info;
+  }
+  int route_reads() const {  // GetPortInfoByRoute + GetNodeInfoByRoute calls
+    std::lock_guard lock(mutex_);
+    return route_reads_;
   }
   void SetDiscoveredPorts(std::vector<DiscoveredPort> ports) {
     std::lock_guard lock(mutex_);
@@ -200,6 +215,20 @@ class FakeFabric : public Fabric {
     info.partition_cap = 128;
     return info;
   }
+  Result<PortInfo> GetPortInfoByRoute(const DirectedRoute& route, int port) override {
+    std::unique_lock lock = Enter();
+    ++route_reads_;
+    auto it = route_ports_.find({route, port});
+    if (Dropped() || it == route_ports_.end()) return Timeout("PortInfo by directed route");
+    return it->second;
+  }
+  Result<NodeInfo> GetNodeInfoByRoute(const DirectedRoute& route) override {
+    std::unique_lock lock = Enter();
+    ++route_reads_;
+    auto it = route_nodes_.find(route);
+    if (Dropped() || it == route_nodes_.end()) return Timeout("NodeInfo by directed route");
+    return it->second;
+  }
   Result<std::vector<SmRecord>> GetSmInfoRecords() override {
     std::unique_lock lock = Enter();
     if (Dropped()) return Timeout("SA SMInfoRecord table");
@@ -296,6 +325,9 @@ class FakeFabric : public Fabric {
   bool refuse_handovers_ = false;
   std::vector<DiscoveredPort> discovered_;
   std::string discovery_error_;
+  std::map<std::pair<DirectedRoute, int>, PortInfo> route_ports_;
+  std::map<DirectedRoute, NodeInfo> route_nodes_;
+  int route_reads_ = 0;
 };
 
 }  // namespace smsupd

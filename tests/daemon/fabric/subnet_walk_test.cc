@@ -207,6 +207,15 @@ TEST(SubnetWalkTest, CountsHopsAndNamesTheFarthestHostPort) {
   EXPECT_EQ(by_guid.at(0x1001).hops, 0);
   EXPECT_EQ(by_guid.at(0x2001).hops, 2);
   EXPECT_EQ(by_guid.at(0x4001).hops, 4);
+  // The route each was reached by: h2 out of h1's port 1, then L1's port 4,
+  // which is the switch port at the other end of h2's cable.
+  EXPECT_TRUE(by_guid.at(0x1001).route.empty());
+  EXPECT_EQ(by_guid.at(0x2001).route, (DirectedRoute{1, 4}));
+  EXPECT_EQ(by_guid.at(0x4001).route.size(), 4u);
+  EXPECT_EQ(by_guid.at(0x4001).route.back(), 4);
+  const LinkPeerPort peer = LinkPeerOf(by_guid.at(0x2001).route);
+  EXPECT_EQ(peer.node_route, (DirectedRoute{1}));
+  EXPECT_EQ(peer.port, 4);
   auto far = FarthestCaPort(*ports, 0x1001);
   ASSERT_TRUE(far.has_value());
   EXPECT_EQ(far->port_guid, 0x4001u);

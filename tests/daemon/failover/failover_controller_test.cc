@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
+#include <cstdlib>
 
 #include "tests/daemon/fabric/fake_fabric.h"
 #include "tests/daemon/support/manual_clock.h"
@@ -33,6 +34,7 @@ struct Recorded {
   std::function<size_t()> handovers_sent;
   std::vector<size_t> handovers_at_pause;
   std::vector<std::string> events;
+  std::vector<std::string> event_texts;  // "LOG_ID text", as announced
   std::map<std::string, bool> problems;
 };
 
@@ -66,8 +68,9 @@ class RecordingReporter : public Reporter {
  public:
   explicit RecordingReporter(Recorded& seen) : seen_(seen) {}
   void AddEvent(std::string_view, nlohmann::json) override {}
-  void Announce(const std::string& log_id, const std::string&) override {
+  void Announce(const std::string& log_id, const std::string& text) override {
     seen_.events.push_back(log_id);
+    seen_.event_texts.push_back(log_id + " " + text);
   }
   void RaiseProblem(const std::string& id, const std::string&) override { seen_.problems[id] = true; }
   void ClearProblem(const std::string& id) override { seen_.problems[id] = false; }
@@ -231,6 +234,114 @@ TEST_F(FailoverControllerTest, TakesOverOnlyOnceTheMasterNodeIsGone) {
   EXPECT_EQ(fabric_->handovers().back().sent.guid, kLocal) << "HANDOVER payload must carry our GUID";
   EXPECT_NE(std::find(seen_.events.begin(), seen_.events.end(), "MASTER_LOST"),
             seen_.events.end());
+}
+
+// The remote master's port, reached by the walk over DR path 0,1,3: out of
+// the local port 1, then out of port 3 of the leaf switch, which is the
+// switch port at the other end of the master's cable.
+const DirectedRoute kRouteToMaster{1, 3};
+const DirectedRoute kLeaf{1};
+constexpr int kLeafPortToMaster = 3;
+
+PortInfo SwitchPort(int port_state) {
+  PortInfo info;
+  info.port_state = port_state;
+  info.phys_state = port_state == kPortStateDown ? 2 : 5;  // Polling / LinkUp
+  return info;
+}
+
+constexpr Guid kLeafGuid = 0x0002c90300001000;
+
+NodeInfo SwitchNode(Guid guid) {
+  NodeInfo info;
+  info.type = NodeType::kSwitch;
+  info.num_ports = 36;
+  info.node_guid = guid;
+  return info;
+}
+
+class MasterLinkTest : public FailoverControllerTest {
+ protected:
+  // A STANDBY under the remote MASTER whose walk found the route to it.
+  void StandbyWatchingTheMastersCable(Guid route_ends_at = kRemote) {
+    DiscoveredPort master_port;
+    master_port.port_guid = kRemote;
+    master_port.node_type = NodeType::kCa;
+    master_port.port_num = 1;
+    master_port.lid = 1;
+    master_port.is_sm = true;
+    master_port.hops = 2;
+    master_port.route = kRouteToMaster;
+    fabric_->SetDiscoveredPorts({master_port});
+    fabric_->SetRoutePort(kLeaf, kLeafPortToMaster, SwitchPort(kPortStateActive));
+    NodeInfo end;
+    end.type = NodeType::kCa;
+    end.port_guid = route_ends_at;
+    fabric_->SetRouteNode(kRouteToMaster, end);
+    fabric_->SetRouteNode(kLeaf, SwitchNode(kLeafGuid));
+    ASSERT_NO_FATAL_FAILURE(RunningStandbyUnderTheRemoteMaster());
+    // A walk, then rounds that read the cable and confirm the route.
+    ASSERT_TRUE(RunUntil([&] { return fabric_->walks() > 0 && fabric_->route_reads() >= 4; }));
+    ASSERT_TRUE(RunRounds(5));
+    ASSERT_FALSE(HandoverTo(2)) << "took over from a live master";
+  }
+  std::optional<std::string> MasterLostText() const {
+    for (const std::string& text : seen_.event_texts)
+      if (text.rfind("MASTER_LOST ", 0) == 0) return text;
+    return std::nullopt;
+  }
+  // Waits for MASTER_LOST; true when the missed-poll rule decided it
+  // ("missed N SMInfo polls", N at least the threshold).
+  bool LostByMissedPolls() {
+    if (!RunUntil([&] { return MasterLostText().has_value(); })) return false;
+    const std::string text = *MasterLostText();
+    const size_t at = text.find(" missed ");
+    const int missed = at == std::string::npos ? 0 : std::atoi(text.c_str() + at + 8);
+    EXPECT_GE(missed, policy::PolicyConfig{}.miss_threshold) << text;
+    return missed >= policy::PolicyConfig{}.miss_threshold;
+  }
+};
+
+// Node loss: the master's node gone, the switch port at the other end of
+// its cable Down. That read decides, at the first missed poll, and the
+// event says so.
+TEST_F(MasterLinkTest, AMasterWhoseCableReadsDownIsLostAtTheFirstMissedPoll) {
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable());
+  fabric_->RemoveNode(1);
+  fabric_->SetRoutePort(kLeaf, kLeafPortToMaster, SwitchPort(kPortStateDown));
+  ASSERT_TRUE(RunUntil([&] { return MasterLostText().has_value(); })) << "no MASTER_LOST";
+  EXPECT_NE(MasterLostText()->find("other end of its cable reads Down"), std::string::npos) << *MasterLostText();
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(2); })) << "no take-over";
+}
+
+// The cable's far end still up: a silent master is a busy or dead SM on a
+// live node, and the missed-poll rule decides as before.
+TEST_F(MasterLinkTest, AMasterSilentBehindALiveCableNeedsTheMissedPolls) {
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable());
+  fabric_->RemoveNode(1);  // nothing answers at its LID; the switch port stays Active
+  EXPECT_TRUE(LostByMissedPolls());
+}
+
+// A route that the walk found but that ends at another port now (the master
+// recabled, this node moved): its Down port says nothing about the master.
+TEST_F(MasterLinkTest, ARouteThatEndsAtAnotherPortIsNotTrusted) {
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable(/*route_ends_at=*/0x0002c903000000ffULL));
+  fabric_->SetRoutePort(kLeaf, kLeafPortToMaster, SwitchPort(kPortStateDown));
+  ASSERT_TRUE(RunRounds(20));
+  EXPECT_FALSE(MasterLostText()) << "took over from a live master on a stale route";
+  fabric_->RemoveNode(1);
+  EXPECT_TRUE(LostByMissedPolls());
+}
+
+// The route now reaches another switch (a link between switches on the way
+// was recabled) whose port reads Down: that says nothing about the master,
+// which is merely busy.
+TEST_F(MasterLinkTest, ARouteThatNowReachesAnotherSwitchDecidesNothing) {
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable());
+  fabric_->SetRouteNode(kLeaf, SwitchNode(kLeafGuid + 1));
+  fabric_->SetRoutePort(kLeaf, kLeafPortToMaster, SwitchPort(kPortStateDown));
+  fabric_->KillSm(1);  // a busy master: its SM misses polls, its node lives
+  EXPECT_TRUE(LostByMissedPolls());
 }
 
 TEST_F(FailoverControllerTest, AMasterWhoseMadsAreOftenDroppedIsNotTakenOver) {

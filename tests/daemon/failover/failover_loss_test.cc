@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tests/daemon/failover/failover_test_base.h"
 #include "tests/testbed/wait_for.h"
 
@@ -113,6 +116,48 @@ TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
       "sole master " + standby_name() + " after the old master returned",
       [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
       milliseconds(options.hold_time_s * 1000 + 5000)));
+}
+
+// Node loss seen where the fabric sees it first: the switch port at the
+// other end of the master's cable goes Down when the master's HCA port is
+// unlinked (ibsim sets both ends Down), and the standby reads that port
+// every poll once its walk found the route. The take-over names that
+// signal, in the master-lost event and in the failover timeline.
+TEST_F(FailoverLossTest, LossOfTheMasterNodeIsSeenAtTheSwitchPortOfItsCable) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  // The standby says in its journal once it watches the master's cable.
+  ASSERT_OK(WaitFor(
+      "MASTER_LINK_WATCHED in the standby's log",
+      [&] {
+        std::ifstream log(standby().smsupd_log());
+        std::stringstream text;
+        text << log.rdbuf();
+        return text.str().find("MASTER_LINK_WATCHED") != std::string::npos;
+      },
+      kFailoverDeadline, milliseconds(100)));
+  ASSERT_OK(bed().UnlinkNode(master_name()));
+
+  ExpectSoleMaster(standby_name());
+  ExpectEvent(standby_name(), "master-lost");
+  std::vector<nlohmann::json> lost = bed().EventsOfKind(standby_name(), "master-lost");
+  ASSERT_FALSE(lost.empty());
+  const std::string text = lost.front().value("details", nlohmann::json::object()).value("text", "");
+  EXPECT_NE(text.find("the switch port at the other end of its cable reads Down"), std::string::npos)
+      << text << "\n" << bed().Diagnostics();
+  nlohmann::json timeline;
+  ASSERT_OK(WaitFor(
+      "a failover-timeline event on the standby",
+      [&] {
+        auto events = bed().EventsOfKind(standby_name(), "failover-timeline");
+        if (events.empty()) return false;
+        timeline = events.front().value("details", nlohmann::json::object());
+        return true;
+      },
+      kFailoverDeadline, milliseconds(200)));
+  EXPECT_EQ(timeline.value("cause", ""), "master_lost") << timeline.dump();
+  EXPECT_EQ(timeline.value("fault_signal", ""), "neighbour_port_down") << timeline.dump();
 }
 
 TEST_F(FailoverLossTest, LossOfTheMasterNodeWithPreemptGivesMastershipBackAfterTheHoldTime) {

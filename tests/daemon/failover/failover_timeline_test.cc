@@ -43,6 +43,26 @@ TEST(FailoverTimelineTest, ATakeOverHasEveryStageInMillisecondsFromTheFault) {
   EXPECT_FALSE(timeline.TakeFinished(kT0 + milliseconds(500)));
 }
 
+// What decided a detection is part of the event and of the journal line.
+TEST(FailoverTimelineTest, TheSignalThatDecidedTheFaultIsShown) {
+  FailoverTimeline timeline;
+  timeline.FaultSeen("master_lost", kT0, "neighbour_port_down");
+  timeline.LocalMaster(kT0 + milliseconds(4), 9);
+  timeline.FarPortUnknown();
+  timeline.SubnetUp(kT0 + milliseconds(300));
+  std::optional<nlohmann::json> done = timeline.TakeFinished(kT0 + milliseconds(320));
+  ASSERT_TRUE(done);
+  EXPECT_EQ((*done)["fault_signal"], "neighbour_port_down");
+  EXPECT_EQ(FailoverTimeline::Describe(*done).rfind("master_lost (neighbour_port_down): fault seen +0 ms", 0), 0u)
+      << FailoverTimeline::Describe(*done);
+
+  timeline.FaultSeen("operator", kT0);
+  timeline.RemoteMaster(kT0 + milliseconds(10), 0x22);
+  done = timeline.TakeFinished(kT0 + milliseconds(20));
+  ASSERT_TRUE(done);
+  EXPECT_TRUE((*done)["fault_signal"].is_null());
+}
+
 // The standby that a dying master handed over to saw no fault of its own.
 TEST(FailoverTimelineTest, AHandoverReceivedStartsAtLocalMaster) {
   FailoverTimeline timeline;
