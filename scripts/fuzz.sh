@@ -50,8 +50,9 @@ fi
 dir=build/fuzz
 if ((build)); then
   # Line tables and asserts on: file:line in every report. A unity build, as
-  # scripts/test.sh's: a third of the compile time.
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON \
+  # scripts/test.sh's: a third of the compile time. -Werror: this is the
+  # build of scripts/test.sh that compiles the unit tests.
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DSMSUPD_FUZZ=ON -DSMSUPD_WERROR=ON \
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O$opt -g1" \
     -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
   cmake --build "$dir" -j"$(nproc)" --target "${harnesses[@]/%/_fuzzer}" "${also[@]}"

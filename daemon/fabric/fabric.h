@@ -112,7 +112,7 @@ struct DiscoveredPort {
   // is the port of the switch (or, cabled back to back, of the local CA)
   // at the other end of its cable: that port's PortInfo, answered by the
   // switch itself, says whether the CA's link is up (LinkPeerPort).
-  DirectedRoute route;
+  DirectedRoute route{};
 };
 
 // The port at the other end of the cable of the end port reached by
