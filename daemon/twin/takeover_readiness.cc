@@ -45,7 +45,7 @@ ReadinessResult ClassifyReadiness(const TwinRunResult& run, std::string* text) {
 
 TakeoverReadiness::TakeoverReadiness(boost::asio::io_context& io, const RunningConfig& running, TwinPlanCommand& twin,
                                      Reporter& reporter, std::function<bool()> standby)
-    : io_(io), running_(running), twin_(twin), reporter_(reporter), standby_(std::move(standby)), timer_(io) {}
+    : running_(running), twin_(twin), reporter_(reporter), standby_(std::move(standby)), timer_(io) {}
 
 TakeoverReadiness::~TakeoverReadiness() {
   *alive_ = false;

@@ -58,7 +58,6 @@ class TakeoverReadiness {
   void Done(std::uint64_t generation, TwinRunResult run);
   void ClearAll();
 
-  boost::asio::io_context& io_;
   const RunningConfig& running_;
   TwinPlanCommand& twin_;
   Reporter& reporter_;
