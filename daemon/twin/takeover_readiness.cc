@@ -4,15 +4,10 @@
 
 #include "common/problems.h"
 #include "common/control_wire.h"
+#include "daemon/twin/twin_gate.h"
 
 namespace smsupd {
 namespace {
-
-int ReadinessNumber(const nlohmann::json& report, const char* a, const char* b) {
-  if (!report.is_object() || !report.contains(a) || !report[a].is_object()) return 0;
-  auto it = report[a].find(b);
-  return it != report[a].end() && it->is_number_integer() ? it->get<int>() : 0;
-}
 
 std::string ReadinessFirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -32,10 +27,8 @@ ReadinessResult ClassifyReadiness(const TwinRunResult& run, std::string* text) {
     *text = run.error + " (" + run.kind + ")";
     return ReadinessResult::kFailed;
   }
-  const int live_unread = ReadinessNumber(run.report, "unread", "live"), twin_unread = ReadinessNumber(run.report, "unread", "twin");
-  if (live_unread > 0 || twin_unread > 0) {
-    *text = "the comparison is incomplete: " + std::to_string(live_unread) + " live and " +
-            std::to_string(twin_unread) + " twin table(s) unread";
+  if (const twin::UnreadTables unread = twin::UnreadTablesOf(run.report); unread.any()) {
+    *text = "the comparison is incomplete: " + unread.Text();
     return ReadinessResult::kFailed;
   }
   *text = ReadinessFirstLine(run.text);

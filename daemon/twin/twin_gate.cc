@@ -91,6 +91,14 @@ ModelCheck CompareWithModel(const FabricState& twin, const std::map<Guid, std::s
   return check;
 }
 
+std::string UnreadTables::Text() const {
+  return std::to_string(live) + " live and " + std::to_string(twin) + " twin table(s) unread";
+}
+
+UnreadTables UnreadTablesOf(const nlohmann::json& report) {
+  return {ReportField(report, "unread", "live", 0), ReportField(report, "unread", "twin", 0)};
+}
+
 TwinVerdict JudgeTwin(const nlohmann::json& report, const std::string& summary, const ModelCheck& model) {
   TwinVerdict verdict;
   verdict.summary = summary;
@@ -123,10 +131,9 @@ TwinVerdict JudgeTwin(const nlohmann::json& report, const std::string& summary, 
   auto loops = ReportLines(report, "routing", "credit_loops");
   if (loops.empty()) loops = ReportLines(report, "opensm", "credit_loops");
   if (!loops.empty()) reasons.push_back("credit loops: " + JoinedLines(loops));
-  const int live_unread = ReportField(report, "unread", "live", 0), twin_unread = ReportField(report, "unread", "twin", 0);
-  if (live_unread > 0 || twin_unread > 0 || model.compared == 0)
-    reasons.push_back("the comparison is incomplete: " + std::to_string(live_unread) + " live and " +
-                      std::to_string(twin_unread) + " twin table(s) unread, " + std::to_string(model.compared) +
+  const UnreadTables unread = UnreadTablesOf(report);
+  if (unread.any() || model.compared == 0)
+    reasons.push_back("the comparison is incomplete: " + unread.Text() + ", " + std::to_string(model.compared) +
                       " port(s) compared with the plan");
   if (reasons.size() > kMaxVerdictReasons) reasons.resize(kMaxVerdictReasons);
   verdict.kind = reasons.empty() ? TwinVerdict::Kind::kAgrees : TwinVerdict::Kind::kDisagrees;

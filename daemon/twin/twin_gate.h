@@ -54,6 +54,16 @@ std::map<Guid, std::set<uint16_t>> ModelTables(const config::Config& config, con
 // The twin's tables against the model.
 ModelCheck CompareWithModel(const FabricState& twin, const std::map<Guid, std::set<uint16_t>>& model);
 
+// Tables the twin-plan report says could not be read, on each side (0 where
+// the report does not say): a comparison with any is incomplete.
+struct UnreadTables {
+  int live = 0;
+  int twin = 0;
+  bool any() const { return live > 0 || twin > 0; }
+  std::string Text() const;  // "N live and M twin table(s) unread"
+};
+UnreadTables UnreadTablesOf(const nlohmann::json& report);
+
 // The verdict on a twin that ran: `report` is the twin-plan report (JSON,
 // docs/twin.md "Reading it"), `summary` its first line.
 TwinVerdict JudgeTwin(const nlohmann::json& report, const std::string& summary, const ModelCheck& model);
