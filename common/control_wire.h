@@ -75,7 +75,7 @@ struct FailoverWire {
   bool preempt = true;
   int commanded_priority = -1;  // -1: none asked yet
   // Races and anomalies seen and acted on since this smsupd started, by name
-  // (dual_master, no_master, master_lost, isolated_master, master_not_sweeping,
+  // (dual_master, no_master, master_lost, isolated_master, superseded_master, master_not_sweeping,
   // handover_taken_back, restart): wire "counters".
   std::map<std::string, std::uint64_t> counters;
 };

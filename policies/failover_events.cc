@@ -136,7 +136,7 @@ void FailoverPolicy::UpdateTimers() {
   if (dual_begins) Emit(Action::RefreshSms());
   // A held command is decided on a fresh SM list each round.
   if (CommandWaitsForAStandby()) Emit(Action::RefreshSms());
-  if (!dual_since_) dual_reported_ = false;
+  if (!dual_since_) dual_reported_ = returned_master_reported_ = false;
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
   if (!local_silent_since_) hang_acted_ = false;
   const auto& w = observation_->master;

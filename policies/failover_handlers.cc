@@ -86,6 +86,15 @@ bool FailoverPolicy::OnOpenSmExited() {
     restart_after_port_down_ = true;
     return true;
   }
+  if (std::exchange(restart_after_supersede_, false)) {
+    // Stopped because the SM that took over has swept this node: no
+    // HANDOVER (it is MASTER), a fresh standby under it.
+    const int priority = master ? StandbyPriority(config_, false, master) : ReturningPriority(config_);
+    commanded_priority_ = priority;
+    if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
+    Emit(Action::RestartOpenSm(priority));
+    return true;
+  }
   bool deferred = false;
   if (state_ == SupervisorState::kHandingOver && direct_handover_ && handover_target_) {
     // smctl failover killed it after its HANDOVER was answered: the target
@@ -201,6 +210,7 @@ bool FailoverPolicy::OnMasterLost() {
                         (w.port_answers == false ? "is silent (node gone)" : "answers (SM process dead)");
   if (!TakeBackDuringHandover(why)) return false;
   ++counters_["master_lost"];
+  took_over_from_ = TookOverFrom{w.guid, now_};
   Emit(Action::EmitEvent("MASTER_LOST", why));
   Emit(Action::TakeOver(why));
   return true;
@@ -239,6 +249,28 @@ bool FailoverPolicy::OnDualMaster() {
   // priorities back and forth. DUAL_MASTER and SM_KEY_MISMATCH say why; the
   // keys are the operator's to fix.
   if (observation_->sm_key_mismatch) return false;
+  if (state_ == SupervisorState::kMaster) {
+    if (auto newer = SupersedingMaster(masters)) {
+      if (std::exchange(supersede_stop_sent_, true)) return false;
+      ++counters_["superseded_master"];
+      restart_after_supersede_ = true;
+      Emit(Action::EmitEvent("SUPERSEDED_MASTER_STOPPED",
+                             Describe(*newer) + ", this node's STANDBY, took over: the local OpenSM ran "
+                                                "through an outage smsupd did not see; stopped, it "
+                                                "restarts as a standby"));
+      Emit(Action::StopOpenSm());
+      return false;
+    }
+    if (ReturnedMasterWithinGrace(*winner)) {
+      if (!std::exchange(returned_master_reported_, true))
+        Emit(Action::EmitEvent("DUAL_MASTER_HELD",
+                               Describe(*winner) +
+                                   ", the master this node took over from, is back still MASTER: "
+                                   "its smsupd stops it; OpenSM's election decides only after " +
+                                   std::to_string(kReturnedMasterGrace.count() / 1000) + " s"));
+      return false;
+    }
+  }
   if (state_ == SupervisorState::kMaster && winner->guid != config_.local_guid) {
     handover_target_ = winner;
     handover_reason_ = "dual master";
@@ -253,6 +285,33 @@ bool FailoverPolicy::OnDualMaster() {
   Emit(Action::SendHandover(w->guid, w->lid, "dual master: make it sweep and yield to " +
                                                  FormatGuid(winner->guid)));
   return false;
+}
+
+// The local OpenSM is MASTER, and another SM that answers MASTER was listed
+// STANDBY during this mastership: it took over, as a standby does only when
+// it lost this master (a link flap shorter than a watch round: the standby,
+// watching the switch port at the other end of this node's cable, takes
+// over at the first Down read; a hang; a partitioned link). The local
+// OpenSM ran through an outage smsupd did not see and still believes it is
+// MASTER, at a priority that may win OpenSM's election and hand the fabric
+// back (a second disruption, against the sticky policy). It is stopped like
+// an isolated master's and restarts as a standby under the new master. A
+// claim (preempt, or smctl failover run on the standby) never gets here:
+// the claimer stays STANDBY until this node has yielded.
+std::optional<SmEntry> FailoverPolicy::SupersedingMaster(const std::vector<SmEntry>& masters) const {
+  if (LocalState() != SmState::kMaster) return std::nullopt;
+  for (const SmEntry& m : masters)
+    if (m.guid != config_.local_guid && standbys_this_mastership_.contains(m.guid)) return m;
+  return std::nullopt;
+}
+
+// The other side of SupersedingMaster: this node took over from `winner`
+// within kReturnedMasterGrace, and `winner` is back as a MASTER that wins
+// OpenSM's election. Yielding would hand the fabric back (a second
+// disruption, against the sticky policy); its smsupd stops it instead.
+bool FailoverPolicy::ReturnedMasterWithinGrace(const SmEntry& winner) const {
+  return took_over_from_ && winner.guid == took_over_from_->guid &&
+         winner.guid != config_.local_guid && now_ - took_over_from_->at < kReturnedMasterGrace;
 }
 
 bool FailoverPolicy::OnClaimSeen() {

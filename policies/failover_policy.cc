@@ -66,6 +66,10 @@ Actions FailoverPolicy::Decide(const Observation& observation, TimePoint now) {
     }
     if (state_ == before) break;
   }
+  if (state_ == SupervisorState::kMaster && observation.sms)
+    for (const SmEntry& sm : *observation.sms)
+      if (sm.state == SmState::kStandby && sm.guid != config_.local_guid)
+        standbys_this_mastership_.insert(sm.guid);
   StepDownWhenIsolated();
   HandOverOnFreshList();
   RestartAfterHandover();
@@ -189,6 +193,8 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
       break;
     case SupervisorState::kMaster:
       parked_ = false;
+      standbys_this_mastership_.clear();
+      supersede_stop_sent_ = false;
       problems_.ClearSticky(kProblemTakeoverFailed);
       break;
     case SupervisorState::kStandby:

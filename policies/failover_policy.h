@@ -100,7 +100,7 @@ class FailoverPolicy {
   int PriorityForStart();
 
   // How often each race or anomaly was seen and acted on, by name
-  // ("dual_master", "no_master", "isolated_master", "handover_taken_back",
+  // ("dual_master", "no_master", "isolated_master", "superseded_master", "handover_taken_back",
   // "restart"): for status and metrics.
   const std::map<std::string, std::uint64_t>& counters() const { return counters_; }
 
@@ -157,6 +157,8 @@ class FailoverPolicy {
   bool OnMasterLost();
   bool OnNoMaster();
   bool OnDualMaster();
+  std::optional<SmEntry> SupersedingMaster(const std::vector<SmEntry>& masters) const;
+  bool ReturnedMasterWithinGrace(const SmEntry& winner) const;
   bool OnClaimSeen();
   bool OnHandoverComplete();
   bool OnDeadline();
@@ -246,6 +248,23 @@ class FailoverPolicy {
   bool operator_claim_ = false;    // failover run here, on a STANDBY: claiming
   bool preempt_blocked_reported_ = false;
   bool isolation_stop_sent_ = false;     // StopOpenSm sent for this port-down episode
+  // SMs listed STANDBY on an SM list taken during the current mastership
+  // (SupersedingMaster).
+  std::set<Guid> standbys_this_mastership_;
+  bool supersede_stop_sent_ = false;      // StopOpenSm sent: a newer master swept the local port
+  bool restart_after_supersede_ = false;  // ... and its exit restarts it as a standby
+  // The master this node took over from after losing it (OnMasterLost).
+  struct TookOverFrom {
+    Guid guid = 0;
+    TimePoint at{};
+  };
+  std::optional<TookOverFrom> took_over_from_;
+  bool returned_master_reported_ = false;  // DUAL_MASTER_HELD sent for this episode
+  // How long a new master holds on against the master it took over from,
+  // when that one comes back still MASTER and would win OpenSM's election:
+  // its own smsupd stops it (SupersedingMaster) within a watch round or
+  // two; with no smsupd there, OpenSM's election decides after this.
+  static constexpr Duration kReturnedMasterGrace{10000};
   // OpenSM exited as MASTER and its HANDOVER went to `new_master`: restart
   // when that SM shows as the master, or at `deadline`.
   struct PendingRestart {

@@ -253,6 +253,108 @@ TEST(PolicyStepTest, IsolatedMasterIsStoppedAndReturnsAsAStandby) {
   EXPECT_EQ(Count(policy.Decide(Stopped(2), t + Duration(4150)), Action::Kind::kRestartOpenSm), 0);
 }
 
+bool Announced(const Actions& actions, const std::string& kind) {
+  for (const Action& a : actions)
+    if (a.kind == Action::Kind::kEmitEvent && a.id == kind) return true;
+  return false;
+}
+
+// The master's link flapped faster than its watch round: smsupd never read
+// the local port Down, the standby (watching the switch port at the other
+// end of the cable) took over, and its first sweep set the local port's SM
+// LID to itself. The local OpenSM still answers MASTER at 15, which would win
+// OpenSM's election and hand the fabric back. `standby_was_listed`: the new
+// master had been this node's STANDBY; a MASTER that never was is left to
+// OpenSM's election as before.
+void SweptByTheFormerStandby(bool standby_was_listed) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation adopted = LocalMaster(4);
+  adopted.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}};
+  if (standby_was_listed) adopted.sms->push_back({kPeer, 2, SmState::kStandby, 5});
+  policy.Decide(adopted, kT0);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+
+  Observation swept = LocalMaster(4);
+  swept.local_port->sm_lid = 2;
+  swept.master = MasterWatch{kPeer, 2, 5, SmState::kMaster, 0, 100, std::nullopt};
+  Observation with_list = swept;
+  with_list.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kMaster, 5}};
+  TimePoint t = kT0 + Duration(150);
+  int stops = 0, yields = 0;
+  bool announced = false;
+  for (int i = 0; i < 20; ++i, t += Duration(150)) {
+    const Actions a = policy.Decide(i % 4 == 0 ? with_list : swept, t);
+    stops += Count(a, Action::Kind::kStopOpenSm);
+    yields += Count(a, Action::Kind::kSetLocalPriority);
+    announced |= Announced(a, "SUPERSEDED_MASTER_STOPPED");
+  }
+  if (!standby_was_listed) {
+    EXPECT_EQ(stops, 0);
+    EXPECT_FALSE(announced);
+    EXPECT_EQ(policy.state(), SupervisorState::kMaster) << "wins the election at 15, as before";
+    return;
+  }
+  EXPECT_EQ(stops, 1) << "asked once, however long OpenSM takes to exit";
+  EXPECT_TRUE(announced);
+  EXPECT_EQ(yields, 0);
+
+  Observation exited = Stopped(4);
+  exited.local_port->sm_lid = 2;
+  exited.master = swept.master;
+  const Actions after = policy.Decide(exited, t);
+  EXPECT_EQ(Count(after, Action::Kind::kSendHandover), 0) << "the new master is MASTER already";
+  const Action* restart = Find(after, Action::Kind::kRestartOpenSm);
+  ASSERT_NE(restart, nullptr) << "restarts at once: the port is up";
+  EXPECT_FALSE(OutRanks(restart->priority, kLocal, 5, kPeer)) << "under the new master";
+  EXPECT_EQ(policy.state(), SupervisorState::kRecovering);
+}
+
+TEST(PolicyStepTest, AMasterWhosePortItsFormerStandbySweptStepsDown) {
+  SweptByTheFormerStandby(true);
+}
+
+TEST(PolicyStepTest, AMasterSweptByAnSmThatWasNeverItsStandbyKeepsOpenSmsElection) {
+  SweptByTheFormerStandby(false);
+}
+
+// The other side: the standby took over from a master it lost (its cable's
+// far end read Down). That master is back, still MASTER at 15, winning
+// OpenSM's election against the new master at 5. The new master holds on
+// (its smsupd stops the old one) instead of yielding and handing the
+// fabric back; only after kReturnedMasterGrace, as if no smsupd ran there,
+// does OpenSM's election decide.
+TEST(PolicyStepTest, ANewMasterHoldsOnAgainstTheMasterItTookOverFromForAGrace) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation lost = StandbyUnder(1, false);
+  lost.master->link_down = true;
+  TimePoint t = kT0 + Duration(150);
+  ASSERT_EQ(Count(policy.Decide(lost, t), Action::Kind::kTakeOver), 1);
+  Observation master;
+  master.opensm.running = true;
+  master.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+  master.local_port = LocalPort{4, 2, 2};
+  t += Duration(150);
+  policy.Decide(master, t);
+  ASSERT_EQ(policy.state(), SupervisorState::kMaster);
+
+  Observation dual = master;
+  dual.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15}, {kLocal, 2, SmState::kMaster, 5}};
+  bool held = false;
+  const TimePoint returned = t;
+  for (t += Duration(150); t < returned + Duration(9000); t += Duration(150)) {
+    const Actions a = policy.Decide(dual, t);
+    EXPECT_EQ(Count(a, Action::Kind::kSetLocalPriority), 0) << "yielded within the grace";
+    held |= Announced(a, "DUAL_MASTER_HELD");
+  }
+  EXPECT_TRUE(held);
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  int yields = 0;
+  for (; t < returned + Duration(12000); t += Duration(150))
+    yields += Count(policy.Decide(dual, t), Action::Kind::kSetLocalPriority);
+  EXPECT_EQ(yields, 1) << "OpenSM's election decides once the grace is over";
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+}
+
 TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
   FailoverPolicy policy = AdoptedMaster();
   policy.Decide(LocalMaster(1), kT0 + Duration(150));

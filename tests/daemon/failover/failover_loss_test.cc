@@ -118,6 +118,43 @@ TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
       milliseconds(options.hold_time_s * 1000 + 5000)));
 }
 
+// A flap of the master's cable that its smsupd never saw (shorter than a
+// watch round; here the smsupd is paused over the whole outage). The
+// standby takes over at the first Down read of the switch port at the
+// other end of the cable; the old master's OpenSM ran through the outage
+// and still answers MASTER at 15, which wins OpenSM's election against the
+// new master at 5. Its smsupd, resumed, sees its former STANDBY as MASTER,
+// stops that OpenSM and starts a fresh standby; the new master holds on
+// meanwhile instead of yielding: the fabric is not handed back.
+TEST_F(FailoverLossTest, AMasterLinkFlapItsSmsupdNeverSawLeavesTheNewMasterInCharge) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  options.hold_time_s = 1;
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  // The master's smsupd has listed its STANDBY during this mastership.
+  ASSERT_OK(bed().WaitForListedSm(master_name(), standby_name(), "STANDBY", kFailoverDeadline));
+  ASSERT_OK(master().Signal(SIGSTOP));
+  struct Resume {
+    ManagementNode& node;
+    ~Resume() { (void)node.Signal(SIGCONT); }
+  } resume{master()};
+  ASSERT_OK(bed().UnlinkNode(master_name()));
+  ExpectEvent(standby_name(), "master-lost");
+  ASSERT_OK(bed().RelinkNode(master_name()));
+  ASSERT_OK(master().Signal(SIGCONT));
+
+  ExpectEvent(master_name(), "superseded-master-stopped");
+  EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
+  ExpectSoleMaster(standby_name());
+  ExpectEveryCaFollows(standby_name());
+  EXPECT_OK(FailoverBed::Hold(
+      "sole master " + standby_name() + " after the old master's smsupd resumed",
+      [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
+      milliseconds(options.hold_time_s * 1000 + 5000)));
+  EXPECT_TRUE(bed().EventsOfKind(master_name(), "isolated-master-stopped").empty())
+      << "the paused smsupd read its port Down\n" << bed().Diagnostics();
+}
+
 // Node loss seen where the fabric sees it first: the switch port at the
 // other end of the master's cable goes Down when the master's HCA port is
 // unlinked (ibsim sets both ends Down), and the standby reads that port
