@@ -64,6 +64,12 @@ class UmadFabricIntegrationTest : public FabricTest {
   void RestartMaster() {
     ASSERT_TRUE(master_->process->Signal(SIGKILL).ok());
     ASSERT_TRUE(master_->process->Wait(milliseconds(5000)).ok());
+    // ibsim keeps a killed client attached until a packet for it cannot be
+    // delivered, and then clears its port's IsSM bit, even when a newer SM
+    // on that port has set it since (ibsim.c, disconnect_client). An SMInfo
+    // Get to the dead SM's LID, before the new one starts, has ibsim drop
+    // the dead client now; it is not answered.
+    EXPECT_FALSE(probe().SmInfo(master_lid_).ok()) << "the killed SM answered";
     ASSERT_NO_FATAL_FAILURE(StartSm(master_node_, 15, master_, master_lid_));
     auto master = WaitForSmState(probe(), master_lid_, SmStateValue::kMaster, kSweepDeadline);
     ASSERT_TRUE(master.ok()) << master.error().message;
