@@ -63,6 +63,10 @@ void FailoverPolicy::BuildView() {
       if (sm.guid != config_.local_guid && sm.state == SmState::kMaster)
         sm.state = SmState::kNotActive;
   }
+  for (const SmEntry& read : obs.standby_reads) {
+    if (read.guid == config_.local_guid || read.guid == 0) continue;
+    Upsert(view_, read.guid) = read;
+  }
   const auto& w = obs.master;
   if (!w || w->guid == config_.local_guid) return;
   if (w->consecutive_misses == 0) {

@@ -105,6 +105,9 @@ struct Observation {
   // Every SM the SA lists. nullopt: the SA query failed or was not refreshed
   // in this step; the policy keeps the last list it saw.
   std::optional<std::vector<SmEntry>> sms;
+  // First-hand SMInfo of SMs the last list showed STANDBY, read this step
+  // while the local SM is MASTER (between lists): a claim shows here first.
+  std::vector<SmEntry> standby_reads;
   bool sm_key_mismatch = false;  // OpenSM logged ERR 2F18 recently
   std::optional<OperatorCommand> command;  // delivered in exactly one step
   // A HandOverThenKill's HANDOVER went unanswered or was refused: OpenSM was

@@ -107,15 +107,30 @@ void FailoverController::RunRound() {
     far_walk_due_ = round_started_ + kFarPortWalkRetry;
   }
   request.master_link = MasterLinkRequest(round_started_);
+  // A MASTER reads its STANDBYs between inventories, so that a claim is seen
+  // within a round. Not while a failover is under way (the new master's
+  // sweep comes first), and not a STANDBY that did not answer since the
+  // last inventory: its timeout would hold the MAD thread every round.
+  if (!request.inventory && !timeline_.active() && policy_.state() == policy::SupervisorState::kMaster)
+    for (const SmRecord& r : inventory_)
+      if (r.info.state == SmState::kStandby && !silent_standbys_.contains(r.lid) &&
+          request.standby_lids.size() < kMaxStandbyPolls)
+        request.standby_lids.push_back(r.lid);
   if (MasterRouteMissing()) request.route_wanted = watch_->guid;
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
-      [this, asked = request.inventory, walked = request.discover](Result<WatchRound> round) {
+      [this, asked = request.inventory, walked = request.discover,
+       standbys = request.standby_lids](Result<WatchRound> round) {
         in_round_ = false;
         if (!running_) return;
         if (walked) PaceWalks(clock_.Now() - round_started_);
         if (round) {
           if (asked) inventory_due_ = round_started_ + timing_.inventory_interval;
+          if (round->sms) silent_standbys_.clear();
+          for (uint16_t lid : standbys)
+            if (std::none_of(round->standbys.begin(), round->standbys.end(),
+                             [lid](const SmRecord& r) { return r.lid == lid; }))
+              silent_standbys_.insert(lid);
           OnRound(*round);
         } else {
           // The MAD thread did not come back: nothing new is known about the
@@ -241,6 +256,8 @@ void FailoverController::UpdateInventory(const WatchRound& round) {
   for (SmRecord& r : seen.sms) {
     if (seen.local_sm && r.lid == local_lid) r.info = *seen.local_sm;
     if (round.master && r.lid == round.master_lid) r.info = *round.master;
+    for (const SmRecord& read : round.standbys)
+      if (read.lid == r.lid) r.info = read.info;
   }
   if (seen.local_sm && std::none_of(seen.sms.begin(), seen.sms.end(),
                                     [&](const SmRecord& r) { return r.lid == local_lid; }))
@@ -297,6 +314,7 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
     obs.local_port = policy::LocalPort{round.local_port->port_state, round.local_port->lid,
                                        round.local_port->sm_lid};
   obs.master = watch_;
+  obs.standby_reads = ToPolicy(round.standbys);
   if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
   obs.direct_handover_failed = std::exchange(direct_handover_failed_, false);
   obs.sm_key_mismatch = sm_key_mismatch_at_ &&

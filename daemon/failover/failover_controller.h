@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,9 @@ class FailoverController {
   WatchRound last_round_;
   SubnetObservation latest_;
   std::vector<SmRecord> inventory_;  // last full SM list (with LIDs)
+  // STANDBYs that did not answer a read between inventories: not read again
+  // until the next inventory.
+  std::set<uint16_t> silent_standbys_;
   std::optional<policy::MasterWatch> watch_;
   bool port_silent_streak_ = true;  // every cross-check of this miss streak failed
   // The last walks' routes to SM ports, by port GUID (at most kMaxSmRoutes),

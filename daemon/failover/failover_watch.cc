@@ -119,6 +119,13 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
       round.master_port_answers = fabric.GetPortInfo(port->sm_lid, 0).ok();
     }
   }
+  if (!request.inventory && port->sm_lid != 0 && port->sm_lid == port->lid) {
+    for (uint16_t lid : request.standby_lids) {
+      if (round.standbys.size() >= kMaxStandbyPolls) break;
+      if (lid == 0 || lid == port->lid) continue;
+      if (auto info = fabric.GetSmInfo(lid)) round.standbys.push_back({lid, *info});
+    }
+  }
   const bool master_healthy = round.master_lid == 0 || round.master.has_value();
   const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
   if (request.inventory && master_healthy && sa_reachable) {

@@ -15,6 +15,10 @@
 //      and a link that died (node lost, cable pulled) reads Down there at
 //      once. A trusted link that reads Down skips the SMInfo poll, whose
 //      timeout would only delay the verdict;
+//   3b. while the local SM is MASTER, between inventories: SMInfo of each SM
+//      the last inventory showed STANDBY, so that a standby claiming
+//      mastership (priority 14: preempt, or smctl failover run on it) is
+//      seen within a round, not at the next inventory (up to 2 s later);
 //   4. when asked (every inventory interval), the SA's SMInfoRecords and a
 //      direct SMInfo Get of every SM known so far, because the SA answers
 //      from the master's own remote-SM table, which lags (fabric.h); now and
@@ -67,7 +71,13 @@ struct WatchRequest {
   std::optional<MasterLinkWatch> master_link;
   // A walk in this round also returns the route to this port, IsSM or not.
   Guid route_wanted = 0;
+  // Step 3b: the STANDBYs to read (at most kMaxStandbyPolls), when the local
+  // port names the local SM as master and no inventory is asked.
+  std::vector<uint16_t> standby_lids;
 };
+
+// The most STANDBYs step 3b reads in one round.
+inline constexpr std::size_t kMaxStandbyPolls = 4;
 
 // An SM port and the route the walk reached it by.
 struct SmRoute {
@@ -96,6 +106,8 @@ struct WatchRound {
   // The node GUID of the switch the route's last hop leaves (0: no answer),
   // read with the verification and after a trusted Down read.
   std::optional<Guid> master_link_switch;
+  // Step 3b: the STANDBYs that answered, as they answered.
+  std::vector<SmRecord> standbys;
   // Step 4: every SM with its LID, the direct reads overriding the SA's
   // rows. Absent when not asked, or when neither source answered.
   std::optional<std::vector<SmRecord>> sms;

@@ -355,6 +355,23 @@ TEST(PolicyStepTest, ANewMasterHoldsOnAgainstTheMasterItTookOverFromForAGrace) {
   EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
 }
 
+// A standby claims (priority 14) between two SM lists: the MASTER's
+// first-hand read of it, taken every round, is enough to yield at once.
+TEST(PolicyStepTest, AClaimReadFirstHandBetweenListsIsServedAtOnce) {
+  FailoverPolicy policy = AdoptedMaster();
+  Observation list = LocalMaster(4);
+  list.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  policy.Decide(list, kT0 + Duration(150));  // a list taken as MASTER
+  Observation claim = LocalMaster(4);
+  claim.standby_reads = {{kPeer, 2, SmState::kStandby, ClaimPriority(policy.config())}};
+  const Actions a = policy.Decide(claim, kT0 + Duration(300));
+  EXPECT_TRUE(Announced(a, "PREEMPT"));
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+  const Action* yield = Find(a, Action::Kind::kSetLocalPriority);
+  ASSERT_NE(yield, nullptr);
+  EXPECT_EQ(yield->priority, 0);
+}
+
 TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
   FailoverPolicy policy = AdoptedMaster();
   policy.Decide(LocalMaster(1), kT0 + Duration(150));

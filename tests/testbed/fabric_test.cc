@@ -1,6 +1,8 @@
 #include "tests/testbed/fabric_test.h"
 
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 namespace smsupd::testbed {
 
@@ -16,7 +18,8 @@ namespace smsupd::testbed {
 void FabricTest::TearDown() {
   if (!fabric_) return;
   const std::string socket_name = fabric_->socket_name();
-  if (HasFailure()) {
+  const char* keep = std::getenv("SMSUPD_TB_KEEP");
+  if (HasFailure() || (keep != nullptr && std::string(keep) == "1")) {
     fabric_->set_keep_dir(true);
     std::cerr << "fabric directory kept for inspection: " << fabric_->dir() << "\n";
   }

@@ -83,6 +83,24 @@ TEST_F(FailoverCommandTest, FromTheStandby) {
   ExpectHandedOverTo(standby_name(), master_name());
 }
 
+// The master reads its STANDBY's SMInfo every watch round, so the claim
+// (the standby at priority 14) is seen within a round and not only at the
+// master's next SM list: here the master takes a list only every 30 s.
+// Once a list shows the standby (the second, ~30 s in), the claim is made
+// at once; the next list comes ~30 s later, 10 s after the command's 20 s
+// timeout, and the claim is served before it.
+TEST_F(FailoverCommandTest, FromTheStandbyWithoutWaitingForTheMastersNextList) {
+  FailoverBedOptions options;
+  options.preempt = false;
+  options.configure = [](int index, SmsupdConfig& config) {
+    if (index == 0) config.inventory_interval_ms = 30000;
+  };
+  ASSERT_NO_FATAL_FAILURE(StartPair(options));
+  ASSERT_OK(bed().WaitForListedSm(master_name(), standby_name(), "STANDBY", milliseconds(75000)));
+  ASSERT_NO_FATAL_FAILURE(Failover(standby_name(), {}, standby_name()));
+  ExpectHandedOverTo(standby_name(), master_name());
+}
+
 TEST_F(FailoverCommandTest, WithToBothWays) {
   ASSERT_NO_FATAL_FAILURE(StartWithPreempt());
   const std::string to_standby = FormatGuid(standby().port_guid());
