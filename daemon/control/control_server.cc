@@ -24,7 +24,8 @@ ControlServer::ControlServer(asio::io_context& io, ControlServerOptions options,
       handler_(handler),
       events_(events),
       acceptor_(io),
-      accept_retry_(io) {
+      accept_retry_(io),
+      members_(io) {
   if (!options_.authenticator) options_.authenticator = SystemPeerAuthenticator(options_.group);
 }
 
@@ -133,6 +134,11 @@ void ControlServer::OnAccepted(Socket socket) {
 }
 
 void ControlServer::OnClosed(ControlSession* session) { sessions_.erase(session); }
+
+void ControlServer::RunTurn(const Caller& caller, std::function<void()> work) {
+  if (caller.uid == 0) return work();
+  members_.Run(std::move(work));
+}
 
 std::size_t ControlServer::buffered_bytes() const {
   std::size_t total = 0;

@@ -33,6 +33,7 @@
 #include "common/result.h"
 #include "daemon/control/command_handler.h"
 #include "daemon/control/control_session.h"
+#include "daemon/control/member_lane.h"
 #include "daemon/status/event_log.h"
 #include "daemon/control/peer_credentials.h"
 
@@ -99,6 +100,7 @@ class ControlServer : private SessionHost {
   void OnClosed(ControlSession* session) override;
   bool ReserveUpload(std::size_t bytes) override;
   void ReleaseUpload(std::size_t bytes) override;
+  void RunTurn(const Caller& caller, std::function<void()> work) override;
 
   std::optional<Response> CheckPermission(const CommandInfo& command, const Caller& caller) const;
   void Answered(const std::string& command, ResultCode result) const;
@@ -116,6 +118,7 @@ class ControlServer : private SessionHost {
   bool bound_ = false;
   boost::asio::steady_timer accept_retry_;  // accept failed (e.g. out of fds): retry later
   std::size_t upload_bytes_in_use_ = 0;
+  MemberLane members_;  // turns of every session not root's
 };
 
 }  // namespace smsupd::control

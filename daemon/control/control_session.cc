@@ -56,6 +56,11 @@ void ControlSession::ReadRequest() {
 }
 
 void ControlSession::OnRead(const boost::system::error_code& error, std::size_t bytes) {
+  host_.RunTurn(caller_, [self = shared_from_this(), error, bytes] { self->HandleRead(error, bytes); });
+}
+
+// chunk_ holds the bytes until then: no read is asked before this runs.
+void ControlSession::HandleRead(const boost::system::error_code& error, std::size_t bytes) {
   reading_ = false;
   if (closed_) return;
   if (error == asio::error::eof) {
@@ -226,16 +231,20 @@ void ControlSession::WriteNext() {
   asio::async_write(socket_, asio::buffer(outbound_.front()),
                     [self = shared_from_this()](const boost::system::error_code& error,
                                                 std::size_t) {
-                      self->writing_ = false;
-                      self->write_timer_.cancel();
-                      if (self->closed_) return;
-                      if (error) return self->Close();
-                      self->queued_bytes_ -= self->outbound_.front().size();
-                      self->outbound_.pop_front();
-                      if (!self->outbound_.empty()) return self->WriteNext();
-                      if (self->closing_) return self->Close();
-                      self->ReadRequest();
+                      self->host_.RunTurn(self->caller_, [self, error] { self->OnWritten(error); });
                     });
+}
+
+void ControlSession::OnWritten(const boost::system::error_code& error) {
+  writing_ = false;
+  write_timer_.cancel();
+  if (closed_) return;
+  if (error) return Close();
+  queued_bytes_ -= outbound_.front().size();
+  outbound_.pop_front();
+  if (!outbound_.empty()) return WriteNext();
+  if (closing_) return Close();
+  ReadRequest();
 }
 
 // Lets queued lines reach the client, but never waits longer than the idle

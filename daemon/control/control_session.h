@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +61,9 @@ class SessionHost {
   // ReleaseUpload when the line is handled or the session ends.
   virtual bool ReserveUpload(std::size_t bytes) = 0;
   virtual void ReleaseUpload(std::size_t bytes) = 0;
+  // Runs the session's handling of what it read or wrote: at once for root,
+  // in the members' lane for others (MemberLane).
+  virtual void RunTurn(const Caller& /*caller*/, std::function<void()> work) { work(); }
 };
 
 class ControlSession : public std::enable_shared_from_this<ControlSession> {
@@ -91,6 +95,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
  private:
   void ReadRequest();
   void OnRead(const boost::system::error_code& error, std::size_t bytes);
+  void HandleRead(const boost::system::error_code& error, std::size_t bytes);
+  void OnWritten(const boost::system::error_code& error);
   // Takes the next whole line out of input_ and hands it on; false if none.
   bool HandleBufferedLine();
   // `in_a_row`: the refusals of this kind in a row, this one included.
