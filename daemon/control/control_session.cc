@@ -55,7 +55,9 @@ void ControlSession::ReadRequest() {
                           });
 }
 
+// A closed session no longer touches its host: the server may be gone.
 void ControlSession::OnRead(const boost::system::error_code& error, std::size_t bytes) {
+  if (closed_) return;
   host_.RunTurn(caller_, [self = shared_from_this(), error, bytes] { self->HandleRead(error, bytes); });
 }
 
@@ -231,6 +233,7 @@ void ControlSession::WriteNext() {
   asio::async_write(socket_, asio::buffer(outbound_.front()),
                     [self = shared_from_this()](const boost::system::error_code& error,
                                                 std::size_t) {
+                      if (self->closed_) return;
                       self->host_.RunTurn(self->caller_, [self, error] { self->OnWritten(error); });
                     });
 }
