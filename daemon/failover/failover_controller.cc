@@ -145,6 +145,7 @@ void FailoverController::RunRound() {
           stale.sm_routes.reset();
           stale.far_port.reset();
           stale.sms.reset();
+          stale.standbys.clear();
           OnRound(stale);
         }
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() -
