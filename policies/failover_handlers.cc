@@ -89,8 +89,7 @@ bool FailoverPolicy::OnOpenSmExited() {
   if (std::exchange(restart_after_supersede_, false)) {
     // Stopped because the SM that took over has swept this node: no
     // HANDOVER (it is MASTER), a fresh standby under it.
-    const int priority = master ? StandbyPriority(config_, false, master) : ReturningPriority(config_);
-    commanded_priority_ = priority;
+    const int priority = PriorityAfterAnOutage();
     if (operator_waiting_) Emit(Action::Reply(false, "OpenSM exited during the handover"));
     Emit(Action::RestartOpenSm(priority));
     return true;

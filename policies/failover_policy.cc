@@ -225,6 +225,16 @@ int FailoverPolicy::PriorityForStart() {
   return priority;
 }
 
+// A fresh OpenSM after an outage it ran through or sat out: under the
+// master it can see, else one step below the standby priority (the SM that
+// took over may still run at the standby priority).
+int FailoverPolicy::PriorityAfterAnOutage() {
+  const auto master = RemoteMaster();
+  const int priority = master ? StandbyPriority(config_, false, master) : ReturningPriority(config_);
+  commanded_priority_ = priority;
+  return priority;
+}
+
 void FailoverPolicy::SetPriority(int priority) {
   if (commanded_priority_ == priority) return;
   commanded_priority_ = priority;
@@ -302,9 +312,7 @@ void FailoverPolicy::StepDownWhenIsolated() {
   if (state_ != SupervisorState::kRecovering) restart_after_port_down_ = false;  // e.g. stopped meanwhile
   if (!down && restart_after_port_down_ && !observation_->opensm.running) {
     restart_after_port_down_ = false;
-    const auto master = RemoteMaster();
-    const int priority = master ? StandbyPriority(config_, false, master) : ReturningPriority(config_);
-    commanded_priority_ = priority;
+    const int priority = PriorityAfterAnOutage();
     Emit(Action::EmitEvent("PORT_BACK", "local port state " + std::to_string(port->port_state) +
                                             ": OpenSM starts as a standby at priority " +
                                             std::to_string(priority)));

@@ -171,6 +171,7 @@ class FailoverPolicy {
   void ReplyWhenRestarted(SupervisorState next);
   bool OnLocalSmSilent();
   bool OnMasterNotSweeping();
+  int PriorityAfterAnOutage();
   void SetPriority(int priority);
 
   PolicyConfig config_;
