@@ -9,11 +9,19 @@ cd "$(dirname "$0")/.."
 # Each phase's wall time, printed at the end (and when a phase fails), so a
 # slow run says where its time went.
 phases=()
-phase() {  # phase NAME COMMAND...
-  local name=$1 start=$SECONDS; shift
+busy_ticks() {  # CPU time in use since boot, all cores, in clock ticks (/proc/stat)
+  local _ user nice system idle iowait irq softirq steal
+  read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+  echo $((user + nice + system + irq + softirq + steal))
+}
+phase() {  # phase NAME COMMAND...: also how busy the cores were meanwhile
+  local name=$1 start=$SECONDS busy; shift
   current=$name started=$start
+  busy=$(busy_ticks)
   "$@"
-  phases+=("$(printf '%-34s %5d s' "$name" $((SECONDS - start)))")
+  local seconds=$((SECONDS - start)) used=$(($(busy_ticks) - busy))
+  phases+=("$(printf '%-34s %5d s  cores %3d%% busy' "$name" "$seconds" \
+    $((used * 100 / ($(getconf CLK_TCK) * (seconds > 0 ? seconds : 1) * $(nproc)))))")
 }
 report() {  # report EXIT_STATUS
   local rc=$1
@@ -50,7 +58,8 @@ await() {  # await NAME PID: waits for a background job, fails when it failed or
   done
   [ -f "$logs/$name.status" ] || echo "127 $((SECONDS - started))" >"$logs/$name.status"
   read -r status seconds <"$logs/$name.status"
-  phases+=("$(printf '%-34s %5d s (in the background)' "$name" "$seconds")")
+  phases+=("$(printf '%-34s %5d s (in the background; waited for it %d s)' "$name" "$seconds" \
+    $((SECONDS - started)))")
   if [ "$status" != 0 ]; then
     tail -40 "$logs/$name.log"
     echo "FAILED: $name (exit $status); its output: $logs/$name.log" >&2
@@ -71,7 +80,7 @@ trap 'status=$?; stop_background; report $status' EXIT
 
 # One clang-14 build with ASan+UBSan (and libFuzzer's coverage) in build/fuzz
 # serves two purposes: the fuzz harnesses (docs/fuzzing.md), each run for
-# 30 s from its committed corpus, `nproc` at a time (a crash, a broken
+# 15 s from its committed corpus, `nproc` at a time (a crash, a broken
 # property or a hang fails the run; longer runs: scripts/fuzz.sh --time 600),
 # and the run of every unit test (the target unit_tests, which drive the
 # daemon's code in-process through fakes) and of the real smsupd on the
@@ -127,7 +136,7 @@ await packages "${background[1]}"
 phase system-tests ctest --test-dir build/ci -j"$jobs" --output-on-failure --timeout 900 -L system
 
 await sanitizer-build "${background[1]}"
-phase fuzz scripts/fuzz.sh --no-build --time 30
+phase fuzz scripts/fuzz.sh --no-build --time 15
 # umad2sim is LD_PRELOADed ahead of the ASan runtime in integration tests.
 export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
