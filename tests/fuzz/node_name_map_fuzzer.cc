@@ -40,11 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(std::count(line.begin(), line.end(), '"') == 2, line);
     FUZZ_CHECK(line.find('#') == std::string::npos, line);
   }
-  testing::NodeNames expected;
+  smsupd::config::testing::NodeNames expected;
   for (const auto& [guid, name] : names)
     if (std::string safe = NodeNameMapName(name); !safe.empty()) expected.emplace(guid, safe);
-  FUZZ_CHECK(testing::ReadNodeNameMapLikeOpenSm(map) == expected, map);
-  auto diags = testing::ReadNodeNameMapLikeDiags(map);
+  FUZZ_CHECK(smsupd::config::testing::ReadNodeNameMapLikeOpenSm(map) == expected, map);
+  auto diags = smsupd::config::testing::ReadNodeNameMapLikeDiags(map);
   FUZZ_CHECK(diags.has_value(), "infiniband-diags would drop the map:\n" + map);
   FUZZ_CHECK(*diags == expected, map);
   return 0;
