@@ -34,12 +34,28 @@ bool FailoverPolicy::Handle(PolicyEvent event) {
     case E::kRestartCommand: return OnRestartCommand();
     case E::kLocalSmSilent: return OnLocalSmSilent();
     case E::kMasterNotSweeping: return OnMasterNotSweeping();
+    case E::kLocalMaster: return OnLocalMaster();
     case E::kLocalNotActive:
     case E::kLocalDiscovering:
     case E::kLocalStandby:
-    case E::kLocalMaster:
       return true;  // the state follows what OpenSM reports
   }
+  return true;
+}
+
+// The state follows what OpenSM reports, but a yield ends only one way or
+// the other: MASTER still after a yield is "not yet" -- unless the OpenSM
+// has logged entering MASTER again since, i.e. it handed over, and the SM it
+// handed to gave the mastership back (its OpenSM died a moment later and its
+// smsupd sent the HANDOVER here). This SM is then the master: waiting on as
+// a yielding master at priority 0 let the next restarted OpenSM, at any
+// priority, win OpenSM's election at once.
+bool FailoverPolicy::OnLocalMaster() {
+  if (state_ != SupervisorState::kHandingOver) return true;
+  if (direct_handover_ || observation_->opensm.master_entries <= master_entries_at_yield_) return false;
+  if (!TakeBackDuringHandover("the local OpenSM was handed the mastership back")) return false;
+  Emit(Action::EmitEvent("HANDOVER_RETURNED",
+                         "the local OpenSM handed over and was handed the mastership back: this SM is MASTER"));
   return true;
 }
 

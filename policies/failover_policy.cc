@@ -181,6 +181,7 @@ void FailoverPolicy::Enter(SupervisorState next, PolicyEvent event) {
       break;
     case SupervisorState::kHandingOver:
       deadline_ = now_ + config_.handover_timeout;
+      master_entries_at_yield_ = observation_ ? observation_->opensm.master_entries : 0;
       if (direct_handover_ && handover_target_)
         Emit(Action::HandOverThenKill(handover_target_->guid, handover_target_->lid,
                                       handover_reason_));

@@ -171,6 +171,7 @@ class FailoverPolicy {
   void ReplyWhenRestarted(SupervisorState next);
   bool OnLocalSmSilent();
   bool OnMasterNotSweeping();
+  bool OnLocalMaster();
   int PriorityAfterAnOutage();
   void SetPriority(int priority);
 
@@ -242,6 +243,7 @@ class FailoverPolicy {
   bool operator_waiting_ = false;  // a failover command awaits its reply
   // smctl failover on the MASTER: HandOverThenKill, not the yield.
   bool direct_handover_ = false;
+  std::uint32_t master_entries_at_yield_ = 0;  // LocalOpenSm::master_entries at Enter(kHandingOver)
   // ... and its OpenSM is gone: the reply waits for the new master to show
   // on the local port (RestartAfterHandover).
   bool reply_when_shown_ = false;

@@ -40,6 +40,10 @@ struct LocalOpenSm {
   // heavy sweep as master is still running. A SIGHUP now (a priority change)
   // makes it start that sweep's discovery over.
   bool first_sweep_running = false;
+  // How many times the OpenSM smsupd runs has logged "Entering MASTER state"
+  // (since smsupd started). One more than when this SM yielded means its
+  // OpenSM left MASTER and was handed the mastership back.
+  std::uint32_t master_entries = 0;
 };
 
 // SubnGet(SMInfo) of the local SM, over MADs (what OpenSM itself reports).

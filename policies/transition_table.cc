@@ -71,7 +71,7 @@ const std::vector<Transition> kTable = {
 
     // HANDING_OVER: local priority at 0; the fabric must show another MASTER.
     {S::kHandingOver, E::kHandoverComplete, S::kStandby, S::kStopping, "no stop pending"},
-    {S::kHandingOver, E::kLocalMaster, S::kHandingOver, S::kHandingOver, "not yet"},
+    {S::kHandingOver, E::kLocalMaster, S::kMaster, S::kHandingOver, "handed the mastership back"},
     {S::kHandingOver, E::kLocalStandby, S::kHandingOver, S::kHandingOver, "wait for fabric"},
     {S::kHandingOver, E::kLocalDiscovering, S::kHandingOver, S::kHandingOver, "not yet"},
     {S::kHandingOver, E::kLocalNotActive, S::kHandingOver, S::kHandingOver, "not yet"},

@@ -307,7 +307,7 @@ void FailoverController::CheckPriorityApplied(const WatchRound& round) {
 
 policy::Observation FailoverController::Observe(const WatchRound& round, bool fresh_inventory) {
   policy::Observation obs;
-  obs.opensm = {opensm_running_, opensm_exit_info_, opensm_running_ && first_sweep_running_};
+  obs.opensm = {opensm_running_, opensm_exit_info_, opensm_running_ && first_sweep_running_, master_entries_};
   if (round.local_sm)
     obs.local_sm = policy::LocalSmInfo{ToPolicy(round.local_sm->state), round.local_sm->priority,
                                        round.local_sm->act_count};
@@ -359,7 +359,10 @@ void FailoverController::OpenSmChanged(bool running, const std::string& exit_inf
 
 void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = clock_.Now(); }
 
-void FailoverController::SmStateLogged(bool master) { first_sweep_running_ = master; }
+void FailoverController::SmStateLogged(bool master) {
+  first_sweep_running_ = master;
+  if (master) ++master_entries_;
+}
 
 void FailoverController::StopRequested() {
   stop_requested_ = true;

@@ -166,6 +166,7 @@ class FailoverController {
   bool opensm_running_ = false;
   std::string opensm_exit_info_;
   bool first_sweep_running_ = false;  // "Entering MASTER state", no "SUBNET UP" since
+  std::uint32_t master_entries_ = 0;  // "Entering MASTER state" lines logged (policy::LocalOpenSm)
   std::optional<std::chrono::steady_clock::time_point> sm_key_mismatch_at_;
 
   // The last round, and what is carried between rounds.

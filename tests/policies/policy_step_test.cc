@@ -372,6 +372,40 @@ TEST(PolicyStepTest, AClaimReadFirstHandBetweenListsIsServedAtOnce) {
   EXPECT_EQ(yield->priority, 0);
 }
 
+// A MASTER yields to a claimer (priority 0); its OpenSM hands over and
+// goes STANDBY; the claimer's OpenSM dies a moment later, and the claimer's
+// smsupd hands the mastership straight back. The yielding SM is MASTER
+// again: it leaves HANDING_OVER at once (and so raises its priority again)
+// instead of sitting at priority 0, where any OpenSM restarted beside it
+// would win OpenSM's election.
+TEST(PolicyStepTest, AYieldHandedBackIsMasterAtOnce) {
+  FailoverPolicy policy = AdoptedMaster();
+  Observation list = LocalMaster(4);
+  list.sms = std::vector<SmEntry>{{kLocal, 1, SmState::kMaster, 15}, {kPeer, 2, SmState::kStandby, 5}};
+  list.opensm.master_entries = 1;
+  policy.Decide(list, kT0 + Duration(150));
+  Observation claim = LocalMaster(4);
+  claim.opensm.master_entries = 1;
+  claim.standby_reads = {{kPeer, 2, SmState::kStandby, ClaimPriority(policy.config())}};
+  policy.Decide(claim, kT0 + Duration(300));
+  ASSERT_EQ(policy.state(), SupervisorState::kHandingOver);
+
+  // Still MASTER at priority 0 (the yield's sweep runs): not yet.
+  Observation yielding = LocalMaster(4);
+  yielding.local_sm->priority = 0;
+  yielding.opensm.master_entries = 1;
+  policy.Decide(yielding, kT0 + Duration(450));
+  EXPECT_EQ(policy.state(), SupervisorState::kHandingOver);
+
+  // Handed back: OpenSM logged entering MASTER once more.
+  Observation back = yielding;
+  back.opensm.master_entries = 2;
+  const Actions a = policy.Decide(back, kT0 + Duration(600));
+  EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+  EXPECT_TRUE(Announced(a, "HANDOVER_RETURNED"));
+  EXPECT_EQ(policy.counters().at("handover_taken_back"), 1);
+}
+
 TEST(PolicyStepTest, AStopWhileWaitingForThePortStartsNothingLater) {
   FailoverPolicy policy = AdoptedMaster();
   policy.Decide(LocalMaster(1), kT0 + Duration(150));

@@ -62,7 +62,10 @@ Observation ObservationFor(S from, E event, bool guard) {
     case E::kLocalNotActive: SetLocal(obs, SmState::kNotActive, 5); break;
     case E::kLocalDiscovering: SetLocal(obs, SmState::kDiscovering, 5); break;
     case E::kLocalStandby: SetLocal(obs, SmState::kStandby, 5); break;
-    case E::kLocalMaster: SetLocal(obs, SmState::kMaster, 15); break;
+    case E::kLocalMaster:
+      SetLocal(obs, SmState::kMaster, 15);
+      if (guard) obs.opensm.master_entries = 1;  // HANDING_OVER: handed back since the yield
+      break;
     case E::kLocalSmSilent: obs.opensm.running = true, obs.local_sm.reset(); break;
     case E::kMasterLost:
       obs.master = MasterWatch{kTablePeer, 2, 15, SmState::kMaster, 10, 1, false};
