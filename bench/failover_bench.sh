@@ -26,11 +26,16 @@
 # --flood validate: in every smsupd trial, 128 connections of control.group
 # members on each node ask `validate` back to back (both configs 10,000
 # hosts larger, so that one validation costs ~0.2 s) from before the fault on.
+# --stages: only the floor rows, in which the new master's OpenSM logs at log_flags
+# 0x07, and its first sweep as master is timed stage by stage from its own
+# log (discovery, P_Keys, LIDs, routing and LFTs, multicast, links, SUBNET
+# UP), with the far HCA's first PathRecord answered by its SA (saquery PR's
+# query, sent every 10 ms once the far HCA sees the new master).
 # --load S instead measures the MADs/s each smsupd sends over S seconds in
 # the steady state, then one `reload --wait` adding a partition of every port.
 #
 #   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]
-#                           [--only kill|loss|command]... [--flood validate]
+#                           [--only kill|loss|command]... [--flood validate] [--stages]
 #   bench/failover_bench.sh --load S [--fat-tree ...]
 #
 # The OpenSM-defaults rows take ~60 s per trial (OpenSM's own polling).
@@ -46,13 +51,13 @@ while (($#)); do
   case "$1" in
     -n) args+=(--trials "$2"); shift 2 ;;
     -n*) args+=(--trials "${1#-n}"); shift ;;
-    --skip-defaults | --skip-tuned | --keep) args+=("$1"); shift ;;
+    --skip-defaults | --skip-tuned | --keep | --stages) args+=("$1"); shift ;;
     --fat-tree) args+=(--fat-tree "$2"); shift 2 ;;
     --only) args+=(--only "$2"); shift 2 ;;
     --load) args+=(--load "$2"); shift 2 ;;
     --flood) args+=(--flood "$2"); shift 2 ;;
-    -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--flood validate] [--load S]" >&2; exit 2 ;;
+    -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;p}' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--flood validate] [--stages] [--load S]" >&2; exit 2 ;;
   esac
 done
 

@@ -101,7 +101,7 @@ struct PlanRows {
 // `only`: the faults to run (kill, loss, command; empty: all). (c) is
 // measured against the floor of (a), so that floor runs with it.
 int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults, bool skip_tuned,
-        bool keep, const std::set<std::string>& only, const std::string& flood) {
+        bool keep, const std::set<std::string>& only, const std::string& flood, bool stages) {
   auto wanted = [&](const char* fault) { return only.empty() || only.count(fault) > 0; };
   std::vector<Plan> plans;
   for (Fault fault : {Fault::kKillOpenSm, Fault::kNodeLoss}) {
@@ -113,9 +113,9 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
     if (!skip_defaults) plans.push_back({Contender::kOpenSmDefaults, fault});
     if (!skip_tuned) plans.push_back({Contender::kOpenSmTuned, fault});
     plans.push_back({Contender::kFloor, fault});
-    plans.push_back({Contender::kSmsupd, fault});
+    if (!stages) plans.push_back({Contender::kSmsupd, fault});
   }
-  if (wanted("command")) plans.push_back({Contender::kSmsupd, Fault::kCommand});
+  if (wanted("command") && !stages) plans.push_back({Contender::kSmsupd, Fault::kCommand});
 
   std::deque<Row> rows;  // stable addresses
   std::vector<PlanRows> done;
@@ -123,6 +123,7 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
   TrialOptions options;
   options.keep_dir = keep;
   if (flood == "validate") options.validate_flood = CONTROL_FLOOD_PATH;
+  options.stages = stages;
   for (const Plan& plan : plans) {
     const std::string base = std::string(FaultName(plan.fault)) + ": " + ContenderName(plan.contender);
     const bool smsupd = plan.contender == Contender::kSmsupd;
@@ -230,6 +231,7 @@ int main(int argc, char** argv) {
   int load_seconds = 0;
   std::set<std::string> only;
   std::string flood;
+  bool stages = false;
   app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs; 72x36x36: 2,592) or PODSxLEAVESxHOSTSxSPINESxCORES (10x25x40x4x8: 10,000)");
   app.add_option("-n,--trials", trials, "trials per row (default 3)")->check(CLI::PositiveNumber);
   app.add_flag("--skip-defaults", skip_defaults, "skip the OpenSM-defaults rows (~60 s per trial)");
@@ -241,6 +243,9 @@ int main(int argc, char** argv) {
                  "validate: in every smsupd trial, 128 connections of group members on each node ask "
                  "`validate` back to back (10,000 more hosts in both configs) from before the fault on")
       ->check(CLI::IsMember({"validate"}));
+  app.add_flag("--stages", stages,
+               "the floor rows only: the new master's OpenSM logs at log_flags 0x07; its first sweep's stages "
+               "and the far HCA's first PathRecord are rows of their own");
   app.add_option("--load", load_seconds,
                  "instead of failovers: the MADs/s each smsupd sends over this many seconds in the steady state, "
                  "then the time of one reload --wait adding a partition of every port")
@@ -252,5 +257,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (load_seconds > 0) return smsupd::testbed::RunLoad(*topology, size, load_seconds, keep);
-  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood);
+  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood, stages);
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <ctime>
 #include <thread>
@@ -126,8 +127,86 @@ void CollectTimeline(FailoverBed& bed, const std::string& node, const std::strin
   }
 }
 
-Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, milliseconds deadline,
-                       NodeProcess*& master, uint16_t& master_lid, uint16_t& standby_lid) {
+// The stages of an OpenSM's first sweep as master, in the order it logs
+// them (osm_state_mgr.c): the message boxes it writes at log_flags 0x04, and
+// "Entering MASTER state" and "SUBNET UP", which it always writes.
+constexpr std::pair<const char*, const char*> kOpenSmStages[] = {
+    {"Entering MASTER state", "MASTER"},
+    {"HEAVY SWEEP COMPLETE", "discovery done"},
+    {"PKEY setup completed - STARTING SM LID CONFIG", "P_Keys set"},
+    {"SM LID ASSIGNMENT COMPLETE - STARTING SUBNET LID CONFIG", "own LID set"},
+    {"LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG", "LIDs set"},
+    {"SWITCHES CONFIGURED FOR UNICAST", "routing and LFTs set"},
+    {"SWITCHES CONFIGURED FOR MULTICAST", "multicast set"},
+    {"LINKS PORTS CONFIGURED - SET LINKS TO ARMED STATE", "links configured"},
+    {"LINKS ARMED - SET LINKS TO ACTIVE STATE", "links armed"},
+    {"SUBNET UP", "SUBNET UP"},
+};
+
+// Each stage's first log line at or after `fault`, as ms after it. OpenSM
+// stamps a line "Dec 06 11:16:52 454895 [tid] ..." in local time; the lines
+// of a message box after its first carry no stamp of their own.
+void CollectOpenSmStages(const std::string& log_path, SystemClock::time_point fault, TrialResult& result) {
+  const std::time_t fault_seconds = SystemClock::to_time_t(fault);
+  std::tm local{};
+  localtime_r(&fault_seconds, &local);
+  const long long fault_us =
+      (local.tm_hour * 3600LL + local.tm_min * 60LL + local.tm_sec) * 1000000LL +
+      std::chrono::duration_cast<std::chrono::microseconds>(fault - SystemClock::from_time_t(fault_seconds)).count();
+  std::ifstream log(log_path);
+  std::string line;
+  long long stamp_us = -1;
+  size_t next = 0;  // stages are searched for in order
+  while (next < std::size(kOpenSmStages) && std::getline(log, line)) {
+    char month[4] = {};
+    int day = 0, hour = 0, minute = 0, second = 0;
+    long micros = 0;
+    if (std::sscanf(line.c_str(), "%3s %d %d:%d:%d %ld", month, &day, &hour, &minute, &second, &micros) == 6)
+      stamp_us = (hour * 3600LL + minute * 60LL + second) * 1000000LL + micros;
+    if (stamp_us < 0) continue;
+    long long after_us = stamp_us - fault_us;
+    if (after_us < -43200LL * 1000000) after_us += 86400LL * 1000000;  // past midnight
+    if (after_us < 0) continue;
+    for (size_t i = next; i < std::size(kOpenSmStages); ++i) {
+      if (line.find(kOpenSmStages[i].first) == std::string::npos) continue;
+      result.stages.emplace_back(std::string("new master OpenSM: ") + kOpenSmStages[i].second,
+                                 static_cast<long>(after_us / 1000));
+      next = i + 1;
+      break;
+    }
+  }
+}
+
+// After the far HCA sees the new master: its first PathRecord (to `dest`)
+// answered by that master's SA, polled every 10 ms.
+Result<long> WaitFirstPathRecord(FabricProbe& probe, Guid own, Guid dest, Clock::time_point fault,
+                                 milliseconds deadline) {
+  long answered_ms = -1;
+  Status s = WaitFor(
+      "the far HCA's first PathRecord from the new master",
+      [&](std::string& why) {
+        Result<json> port = probe.Call("portinfo dr:0 1", kCallDeadline);
+        if (!port) {
+          why = port.error().message;
+          return false;
+        }
+        Result<json> path = probe.Call("pathrecord " + std::to_string(port->value("sm_lid", 0)) + " " +
+                                           FormatGuid(own) + " " + FormatGuid(dest),
+                                       kCallDeadline);
+        if (!path) {
+          why = path.error().message;
+          return false;
+        }
+        answered_ms = Since(fault);
+        return true;
+      },
+      deadline, kFarInterval);
+  if (!s) return Error{s.message()};
+  return answered_ms;
+}
+
+Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, milliseconds deadline, bool verbose_standby,
+                       NodeProcess*& master, NodeProcess*& standby, uint16_t& master_lid, uint16_t& standby_lid) {
   std::map<std::string, std::string> options;
   if (contender == Contender::kOpenSmTuned) options = FastFailoverOptions();
   const auto& names = fabric.topology().management_nodes();
@@ -138,8 +217,13 @@ Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, millisecond
   if (!lid) return Error{lid.error().message};
   master_lid = *lid;
   if (auto sm = WaitForSmState(fabric.probe(), master_lid, SmStateValue::kMaster, deadline); !sm) return sm.error();
+  if (verbose_standby) {
+    options["log_flags"] = "0x07";
+    options["force_log_flush"] = "TRUE";  // every line on disk when the trial reads the log
+  }
   Result<NodeProcess*> second = StartOpenSm(fabric, OpenSmOn(names[1], 5, options));
   if (!second) return Error{second.error().message};
+  standby = *second;
   Result<uint16_t> second_lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[1], deadline);
   if (!second_lid) return Error{second_lid.error().message};
   standby_lid = *second_lid;
@@ -151,13 +235,18 @@ Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, millisecond
 TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault fault, const TrialOptions& options) {
   TrialResult result;
   NodeProcess* master = nullptr;
+  NodeProcess* standby = nullptr;
   uint16_t master_lid = 0;
   uint16_t standby_lid = 0;
-  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, master, master_lid, standby_lid); !s)
+  const bool stages = options.stages && contender == Contender::kFloor;
+  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, stages, master, standby, master_lid,
+                                 standby_lid);
+      !s)
     return Failed(result, "setup: " + s.message());
   Result<json> master_sm = fabric.probe().Call("sminfo " + std::to_string(master_lid), kCallDeadline);
   if (!master_sm) return Failed(result, "setup: " + master_sm.error().message);
   const Clock::time_point t0 = Clock::now();
+  const SystemClock::time_point wall_t0 = SystemClock::now();
   Status faulted = fault == Fault::kKillOpenSm ? master->process->Signal(SIGKILL)
                                                : fabric.UnlinkPort(master->node, 1);
   if (!faulted) return Failed(result, faulted.message());
@@ -171,6 +260,25 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
   Result<long> far = WaitFarSeesNewMaster(fabric.probe(), master_lid, t0, options.deadline);
   if (!far) return Failed(result, far.error().message);
   result.far_ms = *far;
+  if (stages) {
+    const Topology& topology = fabric.topology();
+    const TopoNode* new_master = topology.Find(topology.management_nodes()[1]);
+    Result<long> path = WaitFirstPathRecord(fabric.probe(), topology.FarCa().PortGuid(1), new_master->PortGuid(1),
+                                            t0, options.deadline);
+    if (!path) return Failed(result, path.error().message);
+    result.path_record_ms = *path;
+    // The SA may answer a moment before OpenSM writes SUBNET UP: the log is
+    // read again (every 100 ms, 3 s at most) until it has it.
+    TrialResult staged;
+    for (int read = 0; read < 30; ++read) {
+      staged.stages.clear();
+      CollectOpenSmStages(standby->dir + "/opensm.log", wall_t0, staged);
+      if (!staged.stages.empty() && staged.stages.back().first == "new master OpenSM: SUBNET UP") break;
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+    result.stages = std::move(staged.stages);
+    result.stages.emplace_back("far HCA: first PathRecord", result.path_record_ms);
+  }
   result.ok = true;
   return result;
 }

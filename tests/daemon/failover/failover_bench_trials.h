@@ -49,6 +49,9 @@ struct TrialResult {
   // smsupd: the stages of the nodes' failover-timeline events as ms after
   // the fault ("new master: local_master", "old master: handover_sent", ...).
   std::vector<std::pair<std::string, long>> stages;
+  // TrialOptions::stages, floor trials: the far HCA's first PathRecord
+  // answered by the new master's SA (ms after the fault).
+  long path_record_ms = -1;
 };
 
 struct TrialOptions {
@@ -59,6 +62,10 @@ struct TrialOptions {
   // before the fault to the end of the trial, 128 connections of group
   // members each asking `validate` back to back.
   std::string validate_flood;
+  // Floor trials: the new master's OpenSM logs at log_flags 0x07, and its
+  // first sweep's stages (OpenSM's own log boxes, "new master OpenSM: SUBNET
+  // UP", ...) and the far HCA's first PathRecord go into the result.
+  bool stages = false;
 };
 
 TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options);

@@ -31,8 +31,8 @@ Target ExtendRoute(const Target& base, int port) {
 }
 
 Result<MadQueries> MadQueries::Open(int timeout_ms, int retries) {
-  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
-  ibmad_port* port = mad_rpc_open_port(nullptr, 0, classes, 2);
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
+  ibmad_port* port = mad_rpc_open_port(nullptr, 0, classes, 3);
   if (port == nullptr) return Error{"cannot open the umad port"};
   mad_rpc_set_timeout(port, timeout_ms);
   mad_rpc_set_retries(port, retries);
@@ -126,6 +126,32 @@ Result<std::vector<uint16_t>> MadQueries::PKeys(const Target& target, int port) 
     }
   }
   return keys;
+}
+
+namespace {
+
+// A port GID of the default subnet prefix (fe80::/64) and `guid`, network order.
+void DefaultGid(uint64_t guid, ibmad_gid_t gid) {
+  constexpr uint64_t kDefaultPrefix = 0xfe80000000000000ull;
+  for (int i = 0; i < 8; ++i) {
+    gid[i] = static_cast<uint8_t>(kDefaultPrefix >> (56 - 8 * i));
+    gid[8 + i] = static_cast<uint8_t>(guid >> (56 - 8 * i));
+  }
+}
+
+}  // namespace
+
+Result<int> MadQueries::PathRecord(int sm_lid, uint64_t own_guid, uint64_t dest_guid) {
+  ibmad_gid_t source{};
+  ibmad_gid_t dest{};
+  DefaultGid(own_guid, source);
+  DefaultGid(dest_guid, dest);
+  ib_portid_t sa{};
+  sa.lid = sm_lid;
+  uint8_t buf[IB_MAD_SIZE] = {};  // the answer's data, at most IB_SA_DATA_SIZE
+  const int dlid = ib_path_query_via(port_, source, dest, &sa, buf);
+  if (dlid <= 0) return Error{"PathRecord from the SA at LID " + std::to_string(sm_lid) + " failed (no answer)"};
+  return dlid;
 }
 
 }  // namespace smsupd::testbed::probe

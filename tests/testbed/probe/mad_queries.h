@@ -67,6 +67,11 @@ class MadQueries {
   // `master_guid` and `priority` would send it: a STANDBY OpenSM becomes
   // MASTER at once (the bench's floor).
   Status Handover(const Target& target, uint64_t master_guid, int priority);
+  // SubnAdmGet(PathRecord) from this port (GUID `own_guid`) to the port
+  // `dest_guid`, asked of the SA at LID `sm_lid`: the path's DLID. An
+  // OpenSM's SA drops every query until its first sweep as master is over,
+  // so the first answer says that a new master serves paths.
+  Result<int> PathRecord(int sm_lid, uint64_t own_guid, uint64_t dest_guid);
 
  private:
   explicit MadQueries(ibmad_port* port) : port_(port) {}

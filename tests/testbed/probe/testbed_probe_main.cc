@@ -102,6 +102,18 @@ Result<json> Dispatch(MadQueries& mads, const std::string& command, std::istring
     if (Status sent = mads.Handover(*target, *guid, priority); !sent) return Error{sent.message()};
     return json::object();
   }
+  if (command == "pathrecord") {
+    int sm_lid = 0;
+    std::string own_text, dest_text;
+    if (!(args >> sm_lid >> own_text >> dest_text) || sm_lid <= 0 || sm_lid >= 0xc000)
+      return Error{"usage: pathrecord <SA LID> <own port GUID> <destination port GUID>"};
+    std::optional<Guid> own = ParseGuid(own_text);
+    std::optional<Guid> dest = ParseGuid(dest_text);
+    if (!own || !dest) return Error{"bad GUID"};
+    Result<int> dlid = mads.PathRecord(sm_lid, *own, *dest);
+    if (!dlid) return dlid.error();
+    return json{{"dlid", *dlid}};
+  }
   if (command == "discover" || command == "discover-pkeys") {
     const bool with_pkeys = command == "discover-pkeys";
     Result<std::vector<WalkedNode>> nodes = WalkFabric(mads, with_pkeys);
