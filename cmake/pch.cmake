@@ -12,8 +12,9 @@ set(SMSUPD_PCH_HEADERS
   <nlohmann/json.hpp> <spdlog/spdlog.h>
   <boost/asio/io_context.hpp> <boost/asio/post.hpp> <boost/asio/steady_timer.hpp>)
 
-# smsupd_pch_donor(NAME [HEADERS...]): a library whose only job is to hold the
-# precompiled header, with the compile options of the directory it is made in.
+# smsupd_pch_donor(NAME [LIBRARIES...]): a library whose only job is to hold
+# the precompiled header (SMSUPD_PCH_HEADERS), with the compile options of the
+# directory it is made in and the definitions of the libraries it links.
 function(smsupd_pch_donor name)
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}.cc "")
   add_library(${name} STATIC ${CMAKE_CURRENT_BINARY_DIR}/${name}.cc)

@@ -143,10 +143,17 @@ constexpr std::pair<const char*, const char*> kOpenSmStages[] = {
     {"SUBNET UP", "SUBNET UP"},
 };
 
-// Each stage's first log line at or after `fault`, as ms after it. OpenSM
-// stamps a line "Dec 06 11:16:52 454895 [tid] ..." in local time; the lines
-// of a message box after its first carry no stamp of their own.
-void CollectOpenSmStages(const std::string& log_path, SystemClock::time_point fault, TrialResult& result) {
+// Each stage's first log line at or after `fault`, as ms after it, named
+// "new master OpenSM: <stage>", in order; `complete` once SUBNET UP is in.
+// OpenSM stamps a line "Dec 06 11:16:52 454895 [tid] ..." in local time; the
+// lines of a message box after its first carry no stamp of their own.
+struct OpenSmStages {
+  std::vector<std::pair<std::string, long>> stages;
+  bool complete = false;
+};
+
+OpenSmStages ReadOpenSmStages(const std::string& log_path, SystemClock::time_point fault) {
+  OpenSmStages found;
   const std::time_t fault_seconds = SystemClock::to_time_t(fault);
   std::tm local{};
   localtime_r(&fault_seconds, &local);
@@ -169,12 +176,14 @@ void CollectOpenSmStages(const std::string& log_path, SystemClock::time_point fa
     if (after_us < 0) continue;
     for (size_t i = next; i < std::size(kOpenSmStages); ++i) {
       if (line.find(kOpenSmStages[i].first) == std::string::npos) continue;
-      result.stages.emplace_back(std::string("new master OpenSM: ") + kOpenSmStages[i].second,
-                                 static_cast<long>(after_us / 1000));
+      found.stages.emplace_back(std::string("new master OpenSM: ") + kOpenSmStages[i].second,
+                                static_cast<long>(after_us / 1000));
       next = i + 1;
       break;
     }
   }
+  found.complete = next == std::size(kOpenSmStages);
+  return found;
 }
 
 // After the far HCA sees the new master: its first PathRecord (to `dest`)
@@ -269,12 +278,10 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
     result.path_record_ms = *path;
     // The SA may answer a moment before OpenSM writes SUBNET UP: the log is
     // read again (every 100 ms, 3 s at most) until it has it.
-    TrialResult staged;
-    for (int read = 0; read < 30; ++read) {
-      staged.stages.clear();
-      CollectOpenSmStages(standby->dir + "/opensm.log", wall_t0, staged);
-      if (!staged.stages.empty() && staged.stages.back().first == "new master OpenSM: SUBNET UP") break;
+    OpenSmStages staged = ReadOpenSmStages(standby->dir + "/opensm.log", wall_t0);
+    for (int read = 1; read < 30 && !staged.complete; ++read) {
       std::this_thread::sleep_for(milliseconds(100));
+      staged = ReadOpenSmStages(standby->dir + "/opensm.log", wall_t0);
     }
     result.stages = std::move(staged.stages);
     result.stages.emplace_back("far HCA: first PathRecord", result.path_record_ms);
