@@ -24,10 +24,11 @@ RequestJobs::Failed NotExpected() {
 }
 
 TEST(RequestJobsTest, RootsJobRunsWhileAMembersJobStillRuns) {
-  RequestJobs jobs;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::promise<void> member_started;
+  std::promise<void> root_done;
+  RequestJobs jobs;  // after what its jobs use: joined before it goes
   ASSERT_EQ(jobs.Submit(Lane::kMember, 1000,
                         [&, released](const Deadline&) {
                           member_started.set_value();
@@ -36,7 +37,6 @@ TEST(RequestJobsTest, RootsJobRunsWhileAMembersJobStillRuns) {
                         NotExpected()),
             Submitted::kQueued);
   member_started.get_future().wait();
-  std::promise<void> root_done;
   ASSERT_EQ(jobs.Submit(Lane::kOwner, 0, [&](const Deadline&) { root_done.set_value(); }, NotExpected()),
             Submitted::kQueued);
   EXPECT_EQ(root_done.get_future().wait_for(10s), std::future_status::ready)
@@ -45,7 +45,10 @@ TEST(RequestJobsTest, RootsJobRunsWhileAMembersJobStillRuns) {
 }
 
 TEST(RequestJobsTest, AMemberHasOneJobWaitingOtherMembersQueueAndTheLaneIsBounded) {
-  RequestJobs jobs(/*capacity=*/2);
+  // Declared before the jobs: the last job below may still run while the
+  // jobs are destroyed, and it counts here.
+  std::atomic<int> ran{0};
+  auto counted = [&ran](const Deadline&) { ++ran; };
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::promise<void> started;
@@ -53,8 +56,7 @@ TEST(RequestJobsTest, AMemberHasOneJobWaitingOtherMembersQueueAndTheLaneIsBounde
     started.set_value();
     released.wait();
   };
-  std::atomic<int> ran{0};
-  auto counted = [&ran](const Deadline&) { ++ran; };
+  RequestJobs jobs(/*capacity=*/2);
   EXPECT_EQ(jobs.Submit(Lane::kMember, 1000, blocked, NotExpected()), Submitted::kQueued);
   started.get_future().wait();  // running, no longer waiting
   // A job that runs (and may have answered) leaves its caller free to
@@ -75,8 +77,9 @@ TEST(RequestJobsTest, AMemberHasOneJobWaitingOtherMembersQueueAndTheLaneIsBounde
 }
 
 TEST(RequestJobsTest, ADeadlineOrAThrowEndsTheJobWithAnAnswerAndTheLaneGoesOn) {
-  RequestJobs jobs(RequestJobs::kCapacity, /*time_limit=*/50ms);
   std::promise<std::string> slow, hungry, broken;
+  std::promise<void> after;
+  RequestJobs jobs(RequestJobs::kCapacity, /*time_limit=*/50ms);
   auto answer = [](std::promise<std::string>& promise) {
     return [&promise](const std::string& why) { promise.set_value(why); };
   };
@@ -86,14 +89,13 @@ TEST(RequestJobsTest, ADeadlineOrAThrowEndsTheJobWithAnAnswerAndTheLaneGoesOn) {
   EXPECT_EQ(slow.get_future().get(), "stopped after 0 s, the time a request may take");
   EXPECT_EQ(hungry.get_future().get(), "ran out of memory");
   EXPECT_EQ(broken.get_future().get(), "failed: x");
-  std::promise<void> after;
   jobs.Submit(Lane::kMember, 1, [&](const Deadline&) { after.set_value(); }, NotExpected());
   EXPECT_EQ(after.get_future().wait_for(10s), std::future_status::ready);
 }
 
 TEST(RequestJobsTest, MembersJobsRunOnlyOnIdleCpuRootsAtTheDaemonsPriority) {
-  RequestJobs jobs;
   std::promise<int> member_policy, root_policy;
+  RequestJobs jobs;
   jobs.Submit(Lane::kMember, 1000, [&](const Deadline&) { member_policy.set_value(::sched_getscheduler(0)); },
               NotExpected());
   jobs.Submit(Lane::kOwner, 0, [&](const Deadline&) { root_policy.set_value(::sched_getscheduler(0)); },
