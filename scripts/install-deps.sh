@@ -4,7 +4,7 @@
 # file and rpm for the packages; systemd (systemd-analyze), debootstrap and
 # systemd-container for the package and unit tests in a Debian tree; Debian's
 # ansible-core and ansible-lint for the Ansible role's tests; logrotate for
-# the test of the shipped logrotate file.
+# the test of the shipped logrotate file. lld links the test builds.
 # python3 generates the benchmark config (bench/config_gen.py, also used by
 # the import round-trip test).
 # Idempotent: apt-get runs only when a package is missing.
@@ -17,7 +17,7 @@ packages=(
   prometheus-cpp-dev prometheus
   libibumad-dev libibmad-dev libopensm-dev
   opensm infiniband-diags ibsim-utils libumad2sim0
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev lld
   pandoc ansible-core ansible-lint logrotate
   dpkg-dev debhelper lintian devscripts fakeroot file rpm systemd debootstrap systemd-container
 )
