@@ -101,7 +101,9 @@ struct PlanRows {
 // `only`: the faults to run (kill, loss, command; empty: all). (c) is
 // measured against the floor of (a), so that floor runs with it.
 int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults, bool skip_tuned,
-        bool keep, const std::set<std::string>& only, const std::string& flood, bool stages) {
+        bool keep, const std::set<std::string>& only, const std::string& flood, bool stages,
+        const std::map<std::string, std::string>& master_opensm,
+        const std::map<std::string, std::string>& standby_opensm) {
   auto wanted = [&](const char* fault) { return only.empty() || only.count(fault) > 0; };
   std::vector<Plan> plans;
   for (Fault fault : {Fault::kKillOpenSm, Fault::kNodeLoss}) {
@@ -124,6 +126,8 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
   options.keep_dir = keep;
   if (flood == "validate") options.validate_flood = CONTROL_FLOOD_PATH;
   options.stages = stages;
+  options.master_opensm = master_opensm;
+  options.standby_opensm = standby_opensm;
   for (const Plan& plan : plans) {
     const std::string base = std::string(FaultName(plan.fault)) + ": " + ContenderName(plan.contender);
     const bool smsupd = plan.contender == Contender::kSmsupd;
@@ -196,6 +200,8 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
     p.far->max_limit = found->second * 2;
   }
   PrintTable(rows, size, trials);
+  for (const auto& [who, given] : {std::pair{"first master", &master_opensm}, std::pair{"standby", &standby_opensm}})
+    for (const auto& [key, value] : *given) std::printf("floor %s's OpenSM: %s %s\n", who, key.c_str(), value.c_str());
   bool all_ran = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.failures == 0; });
   return all_ran ? 0 : 1;
 }
@@ -246,6 +252,11 @@ int main(int argc, char** argv) {
   app.add_flag("--stages", stages,
                "the floor rows only: the new master's OpenSM logs at log_flags 0x07; its first sweep's stages "
                "and the far HCA's first PathRecord are rows of their own");
+  std::vector<std::string> master_opensm, standby_opensm;
+  app.add_option("--master-opensm", master_opensm,
+                 "KEY=VALUE: an opensm.conf option of the floor's first master (repeatable)");
+  app.add_option("--standby-opensm", standby_opensm,
+                 "KEY=VALUE: an opensm.conf option of the floor's standby, the new master (repeatable)");
   app.add_option("--load", load_seconds,
                  "instead of failovers: the MADs/s each smsupd sends over this many seconds in the steady state, "
                  "then the time of one reload --wait adding a partition of every port")
@@ -257,5 +268,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (load_seconds > 0) return smsupd::testbed::RunLoad(*topology, size, load_seconds, keep);
-  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood, stages);
+  std::map<std::string, std::string> master_options, standby_options;
+  for (auto [given, into] : {std::pair{&master_opensm, &master_options}, std::pair{&standby_opensm, &standby_options}})
+    for (const std::string& option : *given) {
+      const std::size_t equals = option.find('=');
+      if (equals == 0 || equals == std::string::npos) {
+        std::cerr << "an OpenSM option is KEY=VALUE, not '" << option << "'\n";
+        return 2;
+      }
+      (*into)[option.substr(0, equals)] = option.substr(equals + 1);
+    }
+  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood, stages,
+                              master_options, standby_options);
 }

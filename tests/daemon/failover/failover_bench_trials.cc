@@ -128,14 +128,18 @@ void CollectTimeline(FailoverBed& bed, const std::string& node, const std::strin
 }
 
 // The stages of an OpenSM's first sweep as master, in the order it logs
-// them (osm_state_mgr.c): the message boxes it writes at log_flags 0x04, and
-// "Entering MASTER state" and "SUBNET UP", which it always writes.
+// them (osm_state_mgr.c): the message boxes it writes at log_flags 0x04, the
+// routing engine's INFO line, and "Entering MASTER state" and "SUBNET UP",
+// which it always writes.
 constexpr std::pair<const char*, const char*> kOpenSmStages[] = {
     {"Entering MASTER state", "MASTER"},
     {"HEAVY SWEEP COMPLETE", "discovery done"},
     {"PKEY setup completed - STARTING SM LID CONFIG", "P_Keys set"},
     {"SM LID ASSIGNMENT COMPLETE - STARTING SUBNET LID CONFIG", "own LID set"},
     {"LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG", "LIDs set"},
+    // osm_ucast_mgr.c at log_flags 0x02, once the routing engine has
+    // computed every switch's table and queued the LFT blocks it sends.
+    {"tables configured on all switches", "routes computed"},
     {"SWITCHES CONFIGURED FOR UNICAST", "routing and LFTs set"},
     {"SWITCHES CONFIGURED FOR MULTICAST", "multicast set"},
     {"LINKS PORTS CONFIGURED - SET LINKS TO ARMED STATE", "links configured"},
@@ -214,12 +218,17 @@ Result<long> WaitFirstPathRecord(FabricProbe& probe, Guid own, Guid dest, Clock:
   return answered_ms;
 }
 
-Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, milliseconds deadline, bool verbose_standby,
-                       NodeProcess*& master, NodeProcess*& standby, uint16_t& master_lid, uint16_t& standby_lid) {
+Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, const TrialOptions& trial,
+                       bool verbose_standby, NodeProcess*& master, NodeProcess*& standby, uint16_t& master_lid,
+                       uint16_t& standby_lid) {
+  const milliseconds deadline = trial.deadline;
   std::map<std::string, std::string> options;
   if (contender == Contender::kOpenSmTuned) options = FastFailoverOptions();
+  std::map<std::string, std::string> master_options = options;
+  if (contender == Contender::kFloor)
+    for (const auto& [key, value] : trial.master_opensm) master_options[key] = value;
   const auto& names = fabric.topology().management_nodes();
-  Result<NodeProcess*> first = StartOpenSm(fabric, OpenSmOn(names[0], 15, options));
+  Result<NodeProcess*> first = StartOpenSm(fabric, OpenSmOn(names[0], 15, master_options));
   if (!first) return Error{first.error().message};
   master = *first;
   Result<uint16_t> lid = WaitForCaLid(fabric.probe(), fabric.topology(), names[0], deadline);
@@ -230,6 +239,8 @@ Status StartOpenSmPair(SimulatedFabric& fabric, Contender contender, millisecond
     options["log_flags"] = "0x07";
     options["force_log_flush"] = "TRUE";  // every line on disk when the trial reads the log
   }
+  if (contender == Contender::kFloor)
+    for (const auto& [key, value] : trial.standby_opensm) options[key] = value;
   Result<NodeProcess*> second = StartOpenSm(fabric, OpenSmOn(names[1], 5, options));
   if (!second) return Error{second.error().message};
   standby = *second;
@@ -248,8 +259,7 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
   uint16_t master_lid = 0;
   uint16_t standby_lid = 0;
   const bool stages = options.stages && contender == Contender::kFloor;
-  if (Status s = StartOpenSmPair(fabric, contender, options.deadline, stages, master, standby, master_lid,
-                                 standby_lid);
+  if (Status s = StartOpenSmPair(fabric, contender, options, stages, master, standby, master_lid, standby_lid);
       !s)
     return Failed(result, "setup: " + s.message());
   Result<json> master_sm = fabric.probe().Call("sminfo " + std::to_string(master_lid), kCallDeadline);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ struct TrialOptions {
   // first sweep's stages (OpenSM's own log boxes, "new master OpenSM: SUBNET
   // UP", ...) and the far HCA's first PathRecord go into the result.
   bool stages = false;
+  // Floor trials: more opensm.conf options for the first master's OpenSM and
+  // for the standby's (the one that takes over), e.g. a routing engine.
+  std::map<std::string, std::string> master_opensm, standby_opensm;
 };
 
 TrialResult RunTrial(const Topology& topology, Contender contender, Fault fault, const TrialOptions& options);
