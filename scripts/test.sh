@@ -103,7 +103,15 @@ in_background() {
 # niceness 19: the tests keep their CPU.
 in_background 10 bash -c "$(declare -f logged); logs=$logs; logged debian-tree \
   nice -n 10 tests/packaging/debian_root.sh build/ci/packaging/debian-bookworm"
+# The packages are what dpkg-buildpackage builds from debian/, with two
+# builder's settings that change neither the code nor the files shipped:
+# no variable-tracking assignments in the -dbgsym (a fifth of the compile
+# time; line tables and types stay, some variables read "optimized out"),
+# and the .debs compressed with gzip, not xz (xz spent 20 CPU-seconds on the
+# -dbgsym). g++'s garbage collector runs less often (gcc_params).
+gcc_params="--param ggc-min-expand=100 --param ggc-min-heapsize=1048576"
 in_background 19 chrt --idle 0 bash -c "$(declare -f logged); logs=$logs; logged packages \
+  env DEB_CXXFLAGS_APPEND='-fno-var-tracking-assignments $gcc_params' DPKG_DEB_COMPRESSOR_TYPE=gzip \
   tests/packaging/build_debian_package.sh --build-only . build/ci/packaging/deb;
   logged sanitizer-build scripts/fuzz.sh --build-only --opt 0 ${asan_targets[*]/#/--also=}"
 
@@ -121,8 +129,10 @@ build() {  # build DIR [cmake options...]
 # file: most of a build's time. The unit-test executables are built and run
 # in the sanitizer build only (SMSUPD_UNIT_TESTS=OFF leaves them out here).
 # Linked with lld: a quarter of GNU ld's time for the 34 executables (the
-# shipped package keeps the distribution's linker).
-phase build build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG" \
+# shipped package keeps the distribution's linker). g++'s garbage collector
+# starts at a 1 GiB heap instead of 128 MiB: 5% less compile time, ~900 MiB
+# per compile at most.
+phase build build build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1 -DNDEBUG $gcc_params" \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DSMSUPD_UNIT_TESTS=OFF -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
 # Every integration test and script test but the 3-minute busy-master soak
 # (its 30-second version runs):
