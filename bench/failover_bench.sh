@@ -28,14 +28,19 @@
 # hosts larger, so that one validation costs ~0.2 s) from before the fault on.
 # --stages: only the floor rows, in which the new master's OpenSM logs at log_flags
 # 0x07, and its first sweep as master is timed stage by stage from its own
-# log (discovery, P_Keys, LIDs, routing and LFTs, multicast, links, SUBNET
-# UP), with the far HCA's first PathRecord answered by its SA (saquery PR's
-# query, sent every 10 ms once the far HCA sees the new master).
+# log (discovery, P_Keys, LIDs, the routing computed, the LFTs written,
+# multicast, links, SUBNET UP), with the far HCA's first PathRecord answered
+# by its SA (saquery PR's query, sent every 10 ms once the far HCA sees the
+# new master).
+# --master-opensm KEY=VALUE, --standby-opensm KEY=VALUE (repeatable): more
+# opensm.conf options for the floor's first master and for its standby, the
+# new master (e.g. the file routing engine fed with the master's dumps).
 # --load S instead measures the MADs/s each smsupd sends over S seconds in
 # the steady state, then one `reload --wait` adding a partition of every port.
 #
 #   bench/failover_bench.sh [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep]
 #                           [--only kill|loss|command]... [--flood validate] [--stages]
+#                           [--master-opensm KEY=VALUE]... [--standby-opensm KEY=VALUE]...
 #   bench/failover_bench.sh --load S [--fat-tree ...]
 #
 # The OpenSM-defaults rows take ~60 s per trial (OpenSM's own polling).
@@ -56,8 +61,9 @@ while (($#)); do
     --only) args+=(--only "$2"); shift 2 ;;
     --load) args+=(--load "$2"); shift 2 ;;
     --flood) args+=(--flood "$2"); shift 2 ;;
+    --master-opensm | --standby-opensm) args+=("$1" "$2"); shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;p}' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--flood validate] [--stages] [--load S]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-n N] [--skip-defaults] [--skip-tuned] [--fat-tree LxHxS | PxLxHxSxC] [--keep] [--only kill|loss|command] [--flood validate] [--stages] [--master-opensm K=V] [--standby-opensm K=V] [--load S]" >&2; exit 2 ;;
   esac
 done
 
