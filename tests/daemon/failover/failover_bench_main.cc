@@ -271,9 +271,16 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> master_options, standby_options;
   for (auto [given, into] : {std::pair{&master_opensm, &master_options}, std::pair{&standby_opensm, &standby_options}})
     for (const std::string& option : *given) {
+      // One opensm.conf line each: a key of OpenSM's characters, a value
+      // without a line break.
       const std::size_t equals = option.find('=');
-      if (equals == 0 || equals == std::string::npos) {
-        std::cerr << "an OpenSM option is KEY=VALUE, not '" << option << "'\n";
+      const bool key_ok = equals != 0 && equals != std::string::npos &&
+                          std::all_of(option.begin(), option.begin() + static_cast<long>(equals), [](char c) {
+                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                   c == '_';
+                          });
+      if (!key_ok || option.find_first_of("\r\n") != std::string::npos) {
+        std::cerr << "an OpenSM option is KEY=VALUE on one line, KEY of letters, digits and '_'\n";
         return 2;
       }
       (*into)[option.substr(0, equals)] = option.substr(equals + 1);
