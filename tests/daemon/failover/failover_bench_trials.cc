@@ -190,22 +190,18 @@ OpenSmStages ReadOpenSmStages(const std::string& log_path, SystemClock::time_poi
   return found;
 }
 
-// After the far HCA sees the new master: its first PathRecord (to `dest`)
-// answered by that master's SA, polled every 10 ms.
-Result<long> WaitFirstPathRecord(FabricProbe& probe, Guid own, Guid dest, Clock::time_point fault,
+// After the far HCA sees the new master (`sa_lid`, the SM LID its PortInfo
+// names): its first PathRecord (to `dest`) answered by that master's SA,
+// asked every 10 ms.
+Result<long> WaitFirstPathRecord(FabricProbe& probe, uint16_t sa_lid, Guid own, Guid dest, Clock::time_point fault,
                                  milliseconds deadline) {
   long answered_ms = -1;
+  const std::string query =
+      "pathrecord " + std::to_string(sa_lid) + " " + FormatGuid(own) + " " + FormatGuid(dest);
   Status s = WaitFor(
       "the far HCA's first PathRecord from the new master",
       [&](std::string& why) {
-        Result<json> port = probe.Call("portinfo dr:0 1", kCallDeadline);
-        if (!port) {
-          why = port.error().message;
-          return false;
-        }
-        Result<json> path = probe.Call("pathrecord " + std::to_string(port->value("sm_lid", 0)) + " " +
-                                           FormatGuid(own) + " " + FormatGuid(dest),
-                                       kCallDeadline);
+        Result<json> path = probe.Call(query, kCallDeadline);
         if (!path) {
           why = path.error().message;
           return false;
@@ -282,8 +278,9 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
   if (stages) {
     const Topology& topology = fabric.topology();
     const TopoNode* new_master = topology.Find(topology.management_nodes()[1]);
-    Result<long> path = WaitFirstPathRecord(fabric.probe(), topology.FarCa().PortGuid(1), new_master->PortGuid(1),
-                                            t0, options.deadline);
+    // WaitFarSeesNewMaster saw the far HCA name the standby's LID.
+    Result<long> path = WaitFirstPathRecord(fabric.probe(), standby_lid, topology.FarCa().PortGuid(1),
+                                            new_master->PortGuid(1), t0, options.deadline);
     if (!path) return Failed(result, path.error().message);
     result.path_record_ms = *path;
     // The SA may answer a moment before OpenSM writes SUBNET UP: the log is
