@@ -100,7 +100,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto parsed = ParseRequest(text);
   if (const auto* refusal = std::get_if<Response>(&parsed)) {
     CheckRefusal(*refusal);
-    if (refusal->text.rfind("request nests deeper than", 0) == 0)
+    // The depth refusal is this one sentence. A refusal may also start with
+    // the caller's own words ("<unknown key>: unknown argument"), so a
+    // prefix match would take a key spelt like it for the depth refusal.
+    static const std::string kTooDeep =
+        "request nests deeper than " + std::to_string(smsupd::kMaxJsonDepth) + " levels";
+    if (refusal->text == kTooDeep)
       FUZZ_CHECK(smsupd::fuzz::JsonNesting(text) > smsupd::kMaxJsonDepth, refusal->text);
   } else {
     FUZZ_CHECK(smsupd::fuzz::JsonNesting(text) <= smsupd::kMaxJsonDepth, "accepted a request this deep");
