@@ -93,8 +93,8 @@ struct PlanRows {
   Row* far = nullptr;
   Row* command = nullptr;
   Row* no_master = nullptr;  // (c): the monitor's longest stretch without MASTER
-  Row* standby_again = nullptr;  // (c): the old master STANDBY again
-  Row* flip_back = nullptr;      // (c): samples that showed the old master MASTER again
+  Row* standby_again = nullptr;  // smsupd (a), (c): the old master STANDBY again
+  Row* flip_back = nullptr;      // smsupd (a), (c): samples that showed the old master MASTER again
   std::map<std::string, Row*> stages;
 };
 
@@ -138,6 +138,9 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       plan_rows.command = &rows.emplace_back(Named(base + ", smctl --wait returned"));
       plan_rows.no_master = &rows.emplace_back(Named(base + ", longest time without MASTER (100 ms reads)"));
       plan_rows.no_master->max_limit = 0;
+    }
+    const bool old_master_returns = plan.fault == Fault::kCommand || (smsupd && plan.fault == Fault::kKillOpenSm);
+    if (old_master_returns) {
       plan_rows.standby_again = &rows.emplace_back(Named(base + ", old master STANDBY again"));
       plan_rows.flip_back = &rows.emplace_back(Named(base + ", old master MASTER again (100 ms samples)"));
       plan_rows.flip_back->max_limit = 0;
@@ -147,7 +150,7 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       std::string stages_text;
       for (const auto& [stage, ms] : r.stages) stages_text += " " + stage + "=" + std::to_string(ms);
       std::string command_text;
-      if (plan.fault == Fault::kCommand)
+      if (old_master_returns)
         command_text = " standby_again_ms=" + std::to_string(r.standby_again_ms) +
                        " flip_back_samples=" + std::to_string(r.flip_back_samples);
       std::fprintf(stderr, "%s, trial %d: %s far_ms=%ld command_ms=%ld event_ms=%ld%s %s%s %s\n", base.c_str(), trial,

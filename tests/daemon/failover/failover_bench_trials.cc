@@ -400,6 +400,19 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   Result<long> far = WaitFarSeesNewMaster(bed.probe(), old_lid, t0, options.deadline);
   if (!far) return Failed(result, far.error().message + "\n" + bed.Diagnostics());
   result.far_ms = *far;
+  if (fault == Fault::kKillOpenSm) {
+    // The old master's node lives on: its OpenSM starts again as a standby.
+    // Watched from here on (the timed path above carried no monitor).
+    MasterMonitor monitor(fabric, {{bed.master_name(), old_lid},
+                                         {bed.standby_name(), bed.LidOf(bed.standby_name())}});
+    monitor.Start();
+    if (Status s = bed.WaitForProbeState(bed.master_name(), SmStateValue::kStandby, options.deadline); !s)
+      return Failed(result, "the old master never became STANDBY again: " + s.message() + "\n" + bed.Diagnostics());
+    result.standby_again_ms = Since(t0);
+    const MonitorReport after = monitor.Stop();
+    auto flipped = after.master_samples.find(bed.master_name());
+    result.flip_back_samples = flipped == after.master_samples.end() ? 0 : flipped->second;
+  }
   FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
   CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
   if (fault == Fault::kKillOpenSm)

@@ -40,9 +40,10 @@ struct TrialResult {
   // (c): the longest stretch in which neither SM answered MASTER (a monitor
   // reading both every 100 ms, a "none" confirmed by a reversed pass).
   long no_master_ms = -1;
-  // (c): the old master's OpenSM STANDBY again (restarted after the new
-  // master's first sweep), and the 100 ms samples until then that showed it
-  // MASTER (a flip back: its restarted OpenSM made itself MASTER).
+  // (a) and (c), smsupd: the old master's OpenSM STANDBY again (restarted
+  // after the new master's first sweep), and the 100 ms samples until then
+  // that showed it MASTER (a flip back: its restarted OpenSM made itself
+  // MASTER). (a) watches from the moment the far HCA saw the new master.
   long standby_again_ms = -1;
   int flip_back_samples = -1;
   long event_ms = -1;    // smsupd (a)/(b): fault -> the loss's event time on the standby's smctl events
