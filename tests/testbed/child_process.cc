@@ -9,11 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "tests/testbed/wait_for.h"
+#include "common/atomic_file.h"
 
 extern char** environ;
 
@@ -211,9 +210,10 @@ std::vector<pid_t> FindProcessesMentioning(const std::string& needle) {
     long pid = std::strtol(entry->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == getpid()) continue;
     for (const char* file : {"cmdline", "environ"}) {
-      std::ifstream in("/proc/" + std::string(entry->d_name) + "/" + file, std::ios::binary);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (text.find(needle) != std::string::npos) {
+      // A process may exit while it is read (ESRCH): ReadWholeFile says so
+      // as an error, where an istreambuf_iterator would throw.
+      Result<std::string> text = ReadWholeFile("/proc/" + std::string(entry->d_name) + "/" + file);
+      if (text.ok() && text->find(needle) != std::string::npos) {
         found.push_back(static_cast<pid_t>(pid));
         break;
       }

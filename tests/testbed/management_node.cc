@@ -3,7 +3,6 @@
 #include <cctype>
 #include <deque>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -39,8 +38,9 @@ std::string Tail(const std::string& path, int lines) {
 }  // namespace
 
 bool ProcessAlive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Gone meanwhile (ESRCH) reads as an error, not an exception.
+  Result<std::string> read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
+  const std::string text = read.ok() ? *read : "";
   size_t paren = text.rfind(')');
   if (paren == std::string::npos || paren + 2 >= text.size()) return false;
   return text[paren + 2] != 'Z' && text[paren + 2] != 'X';

@@ -2,8 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "common/atomic_file.h"
@@ -120,8 +118,8 @@ std::vector<json> EventsOfKind(const ManagementNode& node, const std::string& ki
 }
 
 char ProcessStateOf(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  Result<std::string> read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");  // ESRCH: an error
+  const std::string text = read.ok() ? *read : "";
   size_t paren = text.rfind(')');
   if (paren == std::string::npos || paren + 2 >= text.size()) return 0;
   return text[paren + 2];

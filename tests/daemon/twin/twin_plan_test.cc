@@ -14,11 +14,10 @@
 #include <cstring>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <future>
 #include <iostream>
-#include <iterator>
+#include <sstream>
 
 #include "common/atomic_file.h"
 #include "daemon/twin/fabric_state.h"
@@ -240,8 +239,8 @@ pid_t TwinRunner(const std::string& run_dir) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Result<std::string> read = ReadWholeFile(entry.path() / "cmdline");  // exited meanwhile: an error
+    const std::string cmdline = read.ok() ? *read : "";
     if (cmdline.find(std::string("--twin-run") + '\0' + run_dir + "/twin-") != std::string::npos)
       return std::stoi(name);
   }

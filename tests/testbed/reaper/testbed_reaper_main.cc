@@ -16,7 +16,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 
 namespace {
@@ -31,8 +30,12 @@ void WaitForEndOfInput() {
 }
 
 bool EnvironmentHolds(const std::string& pid, const std::string& entry) {
+  // istream::read, not an istreambuf_iterator: a process that exits while
+  // it is read (ESRCH) ends the read instead of throwing.
   std::ifstream in("/proc/" + pid + "/environ", std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  char chunk[4096];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, static_cast<size_t>(in.gcount()));
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\0', start);
