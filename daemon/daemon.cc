@@ -126,6 +126,10 @@ Status Daemon::StartUp() {
     const SubnetObservation& seen = status_.seen();
     return seen.local_sm && seen.local_sm->state == SmState::kMaster;
   });
+  ports_->SetLocalPortDown([this] {
+    const SubnetObservation& seen = status_.seen();
+    return seen.valid && seen.port_error.empty() && seen.local_port.port_state == kPortStateDown;
+  });
   ports_->RegisterCommands(router_);
   failover_->RegisterCommands(router_);
   router_.Open();

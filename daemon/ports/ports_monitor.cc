@@ -208,6 +208,11 @@ void PortsMonitor::Begin() {
 
 void PortsMonitor::ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from) {
   if (from >= readout->targets.size()) return Finish(readout);
+  if (local_port_down_ && local_port_down_()) {
+    for (std::size_t i = from; i < readout->targets.size(); ++i)
+      readout->data.counters.emplace(readout->targets[i].first, Error{"not read: the local port is Down"});
+    return Finish(readout);
+  }
   const std::size_t to = std::min(readout->targets.size(), from + kCounterChunk);
   std::vector<CounterTarget> chunk;
   for (std::size_t i = from; i < to; ++i) chunk.push_back(readout->targets[i].second);

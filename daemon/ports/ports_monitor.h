@@ -64,6 +64,11 @@ class PortsMonitor {
   // is MASTER, so a pair reads its fabric once). When it does not, the port
   // problems this node raised are cleared: the master reports them.
   void SetPeriodicGate(std::function<bool()> gate) { gate_ = std::move(gate); }
+  // Whether this node's own port is Down now. A read-out in progress then
+  // sends no further chunk (every MAD would fail after its timeouts, for
+  // minutes on a large fabric, while requests wait): the ports not read yet
+  // are reported "not read: the local port is Down".
+  void SetLocalPortDown(std::function<bool()> down) { local_port_down_ = std::move(down); }
 
   // Every reference must outlive the monitor.
   PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker, Reporter& reporter,
@@ -95,6 +100,7 @@ class PortsMonitor {
   SummarySink summary_;
   NodeSink nodes_;
   std::function<bool()> gate_;
+  std::function<bool()> local_port_down_;
   boost::asio::steady_timer period_;
   boost::asio::steady_timer pause_;
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <boost/asio/io_context.hpp>
 
 #include "common/problems.h"
@@ -58,17 +60,22 @@ class ScriptedFabric : public FakeFabric {
     }
     t.ports.push_back({0x100, 2, 10, port2, gpu02_down ? Guid{0} : Guid{0x300}, gpu02_down ? 0 : 1});
     if (!gpu02_down) t.ports.push_back({0x300, 1, 2, Active(2), 0x100, 2});
+    for (int i = 0; i < extra_switch_ports; ++i)  // cabled to switches nobody walked
+      t.ports.push_back({0x100, 5 + i, 10, Active(), Guid{0x1000} + static_cast<Guid>(i), 1});
     t.end_ports = {{0x201, 0x200, NodeType::kCa, 1, 1, "gpu01 HCA", false, 0}};
     if (!gpu02_down) t.end_ports.push_back({0x301, 0x300, NodeType::kCa, 1, 2, "gpu02 HCA", false, 2});
     return t;
   }
   std::vector<Result<PortCounters>> ReadPortCounters(const std::vector<CounterTarget>& targets) override {
     counter_reads += static_cast<int>(targets.size());
+    if (local_port_goes_down) *local_port_goes_down = true;
     return std::vector<Result<PortCounters>>(targets.size(), PortCounters{});
   }
   int walks = 0;
   int counter_reads = 0;
   bool gpu02_down = false;
+  int extra_switch_ports = 0;
+  std::atomic<bool>* local_port_goes_down = nullptr;  // set at the first counter read
 };
 
 class PortsMonitorTest : public ::testing::Test {
@@ -121,6 +128,32 @@ TEST_F(PortsMonitorTest, ConcurrentRequestsShareOneReadOut) {
   EXPECT_EQ(replies[0].arguments["ports"][2]["name"], "gpu01");
   EXPECT_TRUE(replies[1].arguments["ports"].empty()) << "--problems lists problems only";
   EXPECT_EQ(fabric_->counter_reads, 2 * 4) << "every linked port with a LID, switch port 0 left out";
+}
+
+TEST_F(PortsMonitorTest, AReadOutSendsNoMoreChunksOnceTheLocalPortIsDown) {
+  fabric_->extra_switch_ports = 100;  // 104 ports to read: four chunks
+  std::atomic<bool> down{false};
+  fabric_->local_port_goes_down = &down;
+  monitor_.SetLocalPortDown([&down] { return down.load(); });
+  Send(json::object());
+  RunUntil(1);
+  ASSERT_EQ(replies[0].result, ResultCode::kSuccess) << replies[0].text;
+  EXPECT_EQ(fabric_->counter_reads, static_cast<int>(PortsMonitor::kCounterChunk))
+      << "only the chunk sent before the port read Down";
+  const json& reply = replies[0].arguments;
+  EXPECT_EQ(reply["unread_total"], 104 - static_cast<int>(PortsMonitor::kCounterChunk));
+  ASSERT_FALSE(reply["unread"].empty());
+  EXPECT_NE(reply["unread"][0].get<std::string>().find("not read: the local port is Down"), std::string::npos)
+      << reply["unread"].dump();
+  EXPECT_NE(replies[0].text.find("72 not read"), std::string::npos) << replies[0].text;
+
+  // The port back: the next read-out reads every port again.
+  down = false;
+  fabric_->local_port_goes_down = nullptr;
+  Send(json::object());
+  RunUntil(2);
+  EXPECT_EQ(fabric_->counter_reads, static_cast<int>(PortsMonitor::kCounterChunk) + 104);
+  EXPECT_EQ(replies[1].arguments["unread_total"], 0) << replies[1].text;
 }
 
 TEST_F(PortsMonitorTest, TheWaitingLineIsBounded) {
