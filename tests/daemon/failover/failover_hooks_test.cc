@@ -77,7 +77,11 @@ class FailoverHooksTest : public FailoverTest {
 };
 
 TEST_F(FailoverHooksTest, AHookRecordsAFailoverAndAnApply) {
-  FailoverBedOptions options = WithHooks(5000);
+  // The recorder takes ~10-30 ms. Its timeout is far from that: once, on
+  // a CI-loaded machine, its run for config-applied was still going after
+  // 5 s and was killed, and the record missed the line this test waits
+  // for. The timeout itself is tested below with a hook that hangs.
+  FailoverBedOptions options = WithHooks(20000);
   auto configure = options.configure;
   options.configure = [&, configure](int index, SmsupdConfig& config) {
     configure(index, config);
