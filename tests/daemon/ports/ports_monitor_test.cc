@@ -1,5 +1,6 @@
 // PortsMonitor on a scripted fabric: requests share a read-out only when they
-// arrived before it began, the waiting line is bounded, bad arguments and
+// arrived before it began, a read-out sends nothing more once the local port
+// reads Down, the waiting line is bounded, bad arguments and
 // unknown names are refused, and each problem kind is a health problem that
 // clears with the fix.
 #include "daemon/ports/ports_monitor.h"
