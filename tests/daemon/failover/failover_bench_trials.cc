@@ -297,6 +297,20 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
   return result;
 }
 
+// (a) and (c), smsupd: the old master's OpenSM STANDBY again, timed from
+// the fault, and the samples of `monitor` (running) that showed it MASTER
+// until then (a flip back).
+Status WaitStandbyAgain(FailoverBed& bed, MasterMonitor& monitor, Clock::time_point t0, milliseconds deadline,
+                        TrialResult& result) {
+  if (Status s = bed.WaitForProbeState(bed.master_name(), SmStateValue::kStandby, deadline); !s)
+    return Error{"the old master never became STANDBY again: " + s.message()};
+  result.standby_again_ms = Since(t0);
+  const MonitorReport after = monitor.Stop();
+  auto flipped = after.master_samples.find(bed.master_name());
+  result.flip_back_samples = flipped == after.master_samples.end() ? 0 : flipped->second;
+  return Status::Ok();
+}
+
 // (c): smctl failover --wait runs on its own thread while this one watches
 // the far HCA; both are timed from the moment smctl starts. A monitor of its
 // own (two SMInfo reads every 100 ms) looks for a moment without MASTER.
@@ -319,13 +333,7 @@ Status CommandFault(SimulatedFabric& fabric, FailoverBed& bed, Clock::time_point
   // The old master's OpenSM starts again as a standby: from now on any
   // sample that shows it MASTER is a flip back.
   monitor.Reset();
-  if (Status s = bed.WaitForProbeState(bed.master_name(), SmStateValue::kStandby, deadline); !s)
-    return Error{"the old master never became STANDBY again: " + s.message()};
-  result.standby_again_ms = Since(t0);
-  const MonitorReport after = monitor.Stop();
-  auto flipped = after.master_samples.find(bed.master_name());
-  result.flip_back_samples = flipped == after.master_samples.end() ? 0 : flipped->second;
-  return Status::Ok();
+  return WaitStandbyAgain(bed, monitor, t0, deadline, result);
 }
 
 // TrialOptions::validate_flood on both nodes, running once both answer it.
@@ -406,12 +414,8 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
     MasterMonitor monitor(fabric, {{bed.master_name(), old_lid},
                                          {bed.standby_name(), bed.LidOf(bed.standby_name())}});
     monitor.Start();
-    if (Status s = bed.WaitForProbeState(bed.master_name(), SmStateValue::kStandby, options.deadline); !s)
-      return Failed(result, "the old master never became STANDBY again: " + s.message() + "\n" + bed.Diagnostics());
-    result.standby_again_ms = Since(t0);
-    const MonitorReport after = monitor.Stop();
-    auto flipped = after.master_samples.find(bed.master_name());
-    result.flip_back_samples = flipped == after.master_samples.end() ? 0 : flipped->second;
+    if (Status s = WaitStandbyAgain(bed, monitor, t0, options.deadline, result); !s)
+      return Failed(result, s.message() + "\n" + bed.Diagnostics());
   }
   FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
   CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
