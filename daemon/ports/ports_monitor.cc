@@ -209,9 +209,11 @@ void PortsMonitor::Begin() {
 void PortsMonitor::ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from) {
   if (from >= readout->targets.size()) return Finish(readout);
   if (local_port_down_ && local_port_down_()) {
-    for (std::size_t i = from; i < readout->targets.size(); ++i)
-      readout->data.counters.emplace(readout->targets[i].first, Error{"not read: the local port is Down"});
-    return Finish(readout);
+    // Dropped, not evaluated: what was read is no longer the fabric's state
+    // from here, and evaluating tens of thousands of ports costs seconds of
+    // CPU just when the other SM node takes over.
+    return Fail("this node's port went Down during the read-out (" + std::to_string(from) + " of " +
+                std::to_string(readout->targets.size()) + " ports' counters read); the master reads the ports");
   }
   const std::size_t to = std::min(readout->targets.size(), from + kCounterChunk);
   std::vector<CounterTarget> chunk;

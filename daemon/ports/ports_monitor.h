@@ -66,8 +66,9 @@ class PortsMonitor {
   void SetPeriodicGate(std::function<bool()> gate) { gate_ = std::move(gate); }
   // Whether this node's own port is Down now. A read-out in progress then
   // sends no further chunk (every MAD would fail after its timeouts, for
-  // minutes on a large fabric, while requests wait): the ports not read yet
-  // are reported "not read: the local port is Down".
+  // minutes on a large fabric, while requests wait) and ends as failed,
+  // without an evaluation: on 10,000 HCAs that costs seconds of CPU, beside
+  // the other SM node's first sweep as the new master.
   void SetLocalPortDown(std::function<bool()> down) { local_port_down_ = std::move(down); }
 
   // Every reference must outlive the monitor.
