@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
 #include "common/problems.h"
@@ -120,10 +123,23 @@ std::string ReadoutText(const json& reply, bool problems_only) {
 
 PortsMonitor::PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker,
                            Reporter& reporter, SummarySink summary)
-    : running_(running), worker_(worker), reporter_(reporter), summary_(std::move(summary)), period_(io),
-      pause_(io) {}
+    : io_(io), running_(running), worker_(worker), reporter_(reporter), summary_(std::move(summary)), period_(io),
+      pause_(io) {
+  // The evaluation runs only when no other thread of the machine wants the
+  // CPU (OpenSM's sweep, the simulator, the failover watch).
+  boost::asio::post(evaluator_, [] {
+    sched_param none{};
+    if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0)
+      spdlog::warn("PORTS_EVALUATOR_PRIORITY could not run the ports evaluation at SCHED_IDLE");
+  });
+  offload_ = [this](std::function<void()> job) { boost::asio::post(evaluator_, std::move(job)); };
+}
 
-PortsMonitor::~PortsMonitor() { *alive_ = false; }
+PortsMonitor::~PortsMonitor() {
+  *alive_ = false;
+  evaluator_.stop();  // a waiting evaluation is dropped, a running one ends
+  evaluator_.join();
+}
 
 void PortsMonitor::RegisterCommands(control::CommandRouter& router) {
   router.Register("ports", [this](const control::Request& request, const control::Caller& caller, Reply reply) {
@@ -257,8 +273,24 @@ void PortsMonitor::Finish(const std::shared_ptr<Readout>& readout) {
     for (const DiscoveredPort& port : readout->data.topology.end_ports) node_of_port[port.port_guid] = port.node_guid;
     nodes_(node_of_port);
   }
-  PortNames names(running_.config, readout->data.topology);
-  PortsReport report = EvaluatePorts(readout->data, names, memory_);
+  // The names from the config of now; the report on the evaluator, back
+  // here for the reporter and the waiters. reading_ stays set meanwhile:
+  // one evaluation at a time uses memory_.
+  auto names = std::make_shared<const PortNames>(running_.config, readout->data.topology);
+  auto work = std::make_shared<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
+      io_.get_executor());
+  // The destructor joins the evaluator before memory_ goes.
+  offload_([this, alive = alive_, readout, names, work] {
+    auto report = std::make_shared<const PortsReport>(EvaluatePorts(readout->data, *names, memory_));
+    boost::asio::post(io_, [this, alive, readout, names, report, work] {
+      work->reset();
+      if (*alive) Evaluated(readout, *report, *names);
+    });
+  });
+}
+
+void PortsMonitor::Evaluated(const std::shared_ptr<Readout>& readout, const PortsReport& report,
+                             const PortNames& names) {
   Publish(report, readout->data);
   reading_ = false;
   for (Waiter& waiter : std::exchange(current_, {})) waiter.done(&report, &names, "");

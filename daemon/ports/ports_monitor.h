@@ -14,12 +14,17 @@
 // are "since the last read" and a fix shows at once. The periodic read-out
 // runs every max(kInterval, 50 x the last walk's time), as the failover
 // watch paces its own walks: a walk holds the MAD thread while it runs.
+// A read-out's evaluation (the report of every port) runs on a thread of
+// its own at SCHED_IDLE, never on the event loop: on 10,000 HCAs it costs
+// over a second of CPU, which the failover watch and the control socket
+// must not wait for, nor a sweeping OpenSM on a busy machine.
 #pragma once
 
 #include <sys/types.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -70,6 +75,10 @@ class PortsMonitor {
   // without an evaluation: on 10,000 HCAs that costs seconds of CPU, beside
   // the other SM node's first sweep as the new master.
   void SetLocalPortDown(std::function<bool()> down) { local_port_down_ = std::move(down); }
+  // Where a read-out's evaluation runs (tests): `job` must run once, on any
+  // thread but the event loop's. By default the monitor's own thread.
+  using Offload = std::function<void(std::function<void()> job)>;
+  void SetOffload(Offload offload) { offload_ = std::move(offload); }
 
   // Every reference must outlive the monitor.
   PortsMonitor(boost::asio::io_context& io, const RunningConfig& running, MadWorker& worker, Reporter& reporter,
@@ -91,10 +100,12 @@ class PortsMonitor {
   void Begin();
   void ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from);
   void Finish(const std::shared_ptr<Readout>& readout);
+  void Evaluated(const std::shared_ptr<Readout>& readout, const PortsReport& report, const PortNames& names);
   void Fail(const std::string& error);
   void Publish(const PortsReport& report, const PortsReadout& readout);
   void Schedule(std::chrono::steady_clock::duration after);
 
+  boost::asio::io_context& io_;
   const RunningConfig& running_;
   MadWorker& worker_;
   Reporter& reporter_;
@@ -102,16 +113,18 @@ class PortsMonitor {
   NodeSink nodes_;
   std::function<bool()> gate_;
   std::function<bool()> local_port_down_;
+  Offload offload_;
   boost::asio::steady_timer period_;
   boost::asio::steady_timer pause_;
 
   bool reading_ = false;
   std::vector<Waiter> current_;  // served by the read-out in progress
   std::vector<Waiter> next_;     // arrived during it: served by the next one
-  PortsMemory memory_;
+  PortsMemory memory_;  // the evaluation's: touched by one evaluation at a time
   std::chrono::steady_clock::duration last_walk_{};
   std::set<std::pair<std::string, std::string>> announced_;  // (kind, port) already announced
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  boost::asio::thread_pool evaluator_{1};  // last: joined before the rest goes
 };
 
 }  // namespace smsupd

@@ -1,6 +1,7 @@
 // PortsMonitor on a scripted fabric: requests share a read-out only when they
 // arrived before it began, a read-out sends nothing more once the local port
-// reads Down and ends as failed, the waiting line is bounded, bad arguments and
+// reads Down and ends as failed, the evaluation runs off the event loop,
+// the waiting line is bounded, bad arguments and
 // unknown names are refused, and each problem kind is a health problem that
 // clears with the fix.
 #include "daemon/ports/ports_monitor.h"
@@ -8,8 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <thread>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
 #include "common/problems.h"
 #include "tests/daemon/fabric/fake_fabric.h"
@@ -152,6 +156,33 @@ TEST_F(PortsMonitorTest, AReadOutSendsNoMoreChunksOnceTheLocalPortIsDown) {
   RunUntil(2);
   EXPECT_EQ(fabric_->counter_reads, static_cast<int>(PortsMonitor::kCounterChunk) + 104);
   EXPECT_EQ(replies[1].arguments["unread_total"], 0) << replies[1].text;
+}
+
+// On 10,000 HCAs the evaluation costs over a second of CPU: it is handed to
+// another thread, the event loop goes on meanwhile, and the reply waits for
+// the evaluation.
+TEST_F(PortsMonitorTest, TheEvaluationRunsOffTheEventLoop) {
+  std::vector<std::function<void()>> held;
+  monitor_.SetOffload([&held](std::function<void()> job) { held.push_back(std::move(job)); });
+  Send(json::object());
+  for (int i = 0; i < 2000 && held.empty(); ++i) {
+    if (io_.stopped()) io_.restart();
+    io_.run_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(held.size(), 1u) << "the read-out's evaluation was handed off";
+  EXPECT_EQ(fabric_->counter_reads, 4) << "after every counter was read";
+  bool ran = false;
+  boost::asio::post(io_, [&ran] { ran = true; });
+  if (io_.stopped()) io_.restart();
+  io_.run_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(ran) << "the event loop runs during the evaluation";
+  EXPECT_TRUE(replies.empty()) << "no reply before the evaluation";
+
+  std::thread evaluator(held[0]);
+  evaluator.join();
+  RunUntil(1);
+  EXPECT_EQ(replies[0].result, ResultCode::kSuccess) << replies[0].text;
+  EXPECT_EQ(replies[0].arguments["ports"].size(), 5u);
 }
 
 TEST_F(PortsMonitorTest, TheWaitingLineIsBounded) {
