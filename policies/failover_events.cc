@@ -106,10 +106,10 @@ bool FailoverPolicy::MasterGone() const {
   // silent, and its own smsupd, if alive, hands over within milliseconds:
   // wait longer.
   if (w->link_down && w->consecutive_misses >= 1) return true;
-  const int needed = w->port_answers == false
-                         ? config_.miss_threshold
-                         : config_.miss_threshold + config_.silent_sm_extra_misses;
-  return w->consecutive_misses >= needed;
+  if (w->port_answers == false) return w->consecutive_misses >= config_.miss_threshold;
+  // Misses counted during the local OpenSM's discovery do not count here.
+  return w->consecutive_misses - misses_in_local_discovery_ >=
+         config_.miss_threshold + config_.silent_sm_extra_misses;
 }
 
 bool FailoverPolicy::LocalIsBestCandidate(Guid exclude) const {

@@ -102,6 +102,15 @@ void FailoverPolicy::Absorb(const Observation& observation) {
   } else if (!local_master_since_) {
     local_master_since_ = now_;
   }
+  // A master that went silent while the local OpenSM discovered: that
+  // discovery makes the master sweep again, and on 10,000 HCAs a master
+  // then answered no SMInfo for ~2 s. For "SM process dead" (the port
+  // answers) those misses do not count.
+  const auto& w = observation.master;
+  if (!w || !running || w->consecutive_misses < misses_in_local_discovery_) misses_in_local_discovery_ = 0;
+  const bool local_discovering = running && observation.local_sm &&
+                                 observation.local_sm->state == SmState::kDiscovering;
+  if (w && local_discovering) misses_in_local_discovery_ = w->consecutive_misses;
   BuildView();
   for (const SmEntry& sm : view_)
     if (sm.guid != config_.local_guid && sm.state != SmState::kNotActive) peer_active_at_ = now_;

@@ -53,8 +53,10 @@
 // - MASTER_LOST needs miss_threshold consecutive missed SMInfo polls AND the
 //   master's port silent too (node/link gone), or miss_threshold +
 //   silent_sm_extra_misses when the port still answers (SM process dead or
-//   hung: its own smsupd normally hands over first). Any answer, however late,
-//   resets the count: a busy master is never taken over.
+//   hung: its own smsupd normally hands over first), not counting those
+//   during the local OpenSM's discovery (which makes a busy master re-sweep
+//   and go silent). Any answer, however late, resets the count: a busy
+//   master is never taken over.
 // - Only the best-ranked STANDBY acts at once; the others wait
 //   defer_to_better_candidate, so two standbys never both take over.
 // - A STANDBY never ranks above the master; raising a priority happens only on
@@ -207,6 +209,9 @@ class FailoverPolicy {
   std::optional<TimePoint> local_silent_since_;
   std::optional<TimePoint> local_master_since_;  // local SM MASTER since
   bool hang_acted_ = false;  // StopOpenSm sent for the current silence
+  // The watched master's misses at the end of the local OpenSM's discovery
+  // (which makes a busy master silent for a while); 0 once it answers.
+  int misses_in_local_discovery_ = 0;
   Guid act_guid_ = 0;
   std::uint32_t act_count_ = 0;
   std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen

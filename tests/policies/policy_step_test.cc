@@ -182,6 +182,36 @@ TEST(PolicyStepTest, LivePortNeedsTheExtraMisses) {
   }
 }
 
+// A standby's own first discovery makes a busy master sweep again (on 10,000
+// HCAs it then answered no SMInfo for ~2 s while its port answered): misses
+// counted before the local SM is STANDBY do not count as "SM process dead".
+// A silent port (the node gone) counts every miss, as before.
+TEST(PolicyStepTest, MissesDuringTheLocalDiscoveryDoNotCountForALivePort) {
+  for (const bool port_answers : {true, false}) {
+    FailoverPolicy policy(Config(Role::kStandby), kT0);
+    const PolicyConfig& c = policy.config();
+    const int needed = c.miss_threshold + c.silent_sm_extra_misses;
+    int step = 0;
+    auto at = [&] { return kT0 + (++step) * Duration(150); };
+    for (int misses = 0; misses <= needed + 3; ++misses) {
+      Observation obs = StandbyUnder(misses, port_answers);
+      obs.local_sm->state = SmState::kDiscovering;
+      EXPECT_EQ(Count(policy.Decide(obs, at()), Action::Kind::kTakeOver), 0) << misses;
+    }
+    if (!port_answers) {
+      EXPECT_GE(Count(policy.Decide(StandbyUnder(needed + 4, false), at()), Action::Kind::kTakeOver), 1)
+          << "node gone: taken over at the local STANDBY";
+      continue;
+    }
+    // STANDBY now, the master still silent: only the misses from here count.
+    for (int more = 0; more < needed; ++more)
+      EXPECT_EQ(Count(policy.Decide(StandbyUnder(needed + 3 + more, true), at()), Action::Kind::kTakeOver), 0)
+          << more;
+    EXPECT_EQ(policy.state(), SupervisorState::kStandby);
+    EXPECT_GE(Count(policy.Decide(StandbyUnder(2 * needed + 3, true), at()), Action::Kind::kTakeOver), 1);
+  }
+}
+
 TEST(PolicyStepTest, LocalPortDownBlocksTakeOver) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
   for (int misses = 1; misses <= 20; ++misses) {
