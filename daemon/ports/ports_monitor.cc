@@ -5,6 +5,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
@@ -130,7 +132,8 @@ PortsMonitor::PortsMonitor(boost::asio::io_context& io, const RunningConfig& run
   boost::asio::post(evaluator_, [] {
     sched_param none{};
     if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0)
-      spdlog::warn("PORTS_EVALUATOR_PRIORITY could not run the ports evaluation at SCHED_IDLE");
+      spdlog::warn("PORTS_EVALUATOR_PRIORITY the ports evaluation runs at the daemon's priority: {}",
+                   std::strerror(errno));
   });
   offload_ = [this](std::function<void()> job) { boost::asio::post(evaluator_, std::move(job)); };
 }

@@ -225,13 +225,15 @@ wait_until 60 "smsupd reports MASTER" is_state MASTER || true
 in_machine journalctl --no-pager -o cat -u smsupd.service | grep -c DAEMON_READY >/dev/null && ok "journal: DAEMON_READY" ||
   fail "no DAEMON_READY in the journal"
 # The job threads of the three request pools (plan and validate; why; the
-# twin plan) moved themselves to SCHED_IDLE under the unit's system-call filter (a refused call would have
+# twin plan) and the ports evaluation's thread moved themselves to
+# SCHED_IDLE under the unit's system-call filter (a refused call would have
 # killed smsupd, SIGSYS).
 idle=$(in_machine sh -c 'for t in /proc/$(pidof smsupd | cut -d" " -f1)/task/*; do chrt -p ${t##*/}; done' |
   grep -c SCHED_IDLE || true)
-[ "$idle" = 3 ] && ok "three smsupd threads are SCHED_IDLE (jobs: plan/validate, why, twin plan)" ||
-  fail "$idle SCHED_IDLE threads, want 3"
+[ "$idle" = 4 ] && ok "four smsupd threads are SCHED_IDLE (jobs: plan/validate, why, twin plan; ports evaluation)" ||
+  fail "$idle SCHED_IDLE threads, want 4"
 journal smsupd.service | grep -c JOB_PRIORITY_NOT_SET >/dev/null && fail "journal: JOB_PRIORITY_NOT_SET" || true
+journal smsupd.service | grep -c PORTS_EVALUATOR_PRIORITY >/dev/null && fail "journal: PORTS_EVALUATOR_PRIORITY" || true
 
 scrape() {  # scrape ADDRESS: /metrics over HTTP from the container, outside the units (5 s)
   in_machine timeout 5 bash -c "exec 3<>/dev/tcp/$1/9662 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && cat <&3" |
