@@ -37,13 +37,18 @@ std::string Tail(const std::string& path, int lines) {
 
 }  // namespace
 
-bool ProcessAlive(pid_t pid) {
+char ProcessStateOf(pid_t pid) {
   // Gone meanwhile (ESRCH) reads as an error, not an exception.
   Result<std::string> read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
   const std::string text = read.ok() ? *read : "";
   size_t paren = text.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= text.size()) return false;
-  return text[paren + 2] != 'Z' && text[paren + 2] != 'X';
+  if (paren == std::string::npos || paren + 2 >= text.size()) return 0;
+  return text[paren + 2];
+}
+
+bool ProcessAlive(pid_t pid) {
+  const char state = ProcessStateOf(pid);
+  return state != 0 && state != 'Z' && state != 'X';
 }
 
 bool SameEventKind(const std::string& a, const std::string& b) {

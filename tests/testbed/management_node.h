@@ -110,6 +110,8 @@ class ManagementNode {
   NodeProcess* process_ = nullptr;  // owned by the fabric
 };
 
+// The state letter of /proc/<pid>/stat ('R', 'S', 'T' stopped, ...; 0: gone).
+char ProcessStateOf(pid_t pid);
 // True while `pid` exists and is not a zombie.
 bool ProcessAlive(pid_t pid);
 

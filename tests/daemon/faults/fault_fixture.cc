@@ -117,12 +117,4 @@ std::vector<json> EventsOfKind(const ManagementNode& node, const std::string& ki
   return matching;
 }
 
-char ProcessStateOf(pid_t pid) {
-  Result<std::string> read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");  // ESRCH: an error
-  const std::string text = read.ok() ? *read : "";
-  size_t paren = text.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= text.size()) return 0;
-  return text[paren + 2];
-}
-
 }  // namespace smsupd::testbed::faults

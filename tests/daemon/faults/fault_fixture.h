@@ -67,7 +67,4 @@ std::vector<std::string> ProblemIds(const ManagementNode& node);
 // Events of `node` whose kind matches `kind` (ignoring case and -/_).
 std::vector<nlohmann::json> EventsOfKind(const ManagementNode& node, const std::string& kind);
 
-// The state letter of /proc/<pid>/stat ('R', 'S', 'T' stopped, ...; 0: gone).
-char ProcessStateOf(pid_t pid);
-
 }  // namespace smsupd::testbed::faults
