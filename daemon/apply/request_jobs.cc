@@ -12,17 +12,18 @@
 namespace smsupd {
 namespace {
 
-// Linux schedules threads, not processes: this moves the calling thread
-// only. SCHED_IDLE runs it only when no other thread of the machine wants
-// the CPU, and a waking OpenSM or MAD thread preempts it at once.
 void LowerThisThread() {
-  sched_param none{};
-  if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0)
-    spdlog::warn("JOB_PRIORITY_NOT_SET group members' jobs run at the daemon's priority: {}",
-                 std::strerror(errno));
+  if (std::string why = MoveThisThreadToIdle(); !why.empty())
+    spdlog::warn("JOB_PRIORITY_NOT_SET group members' jobs run at the daemon's priority: {}", why);
 }
 
 }  // namespace
+
+std::string MoveThisThreadToIdle() {
+  sched_param none{};
+  if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0) return std::strerror(errno);
+  return "";
+}
 
 std::string RefusalText(RequestJobs::Submitted submitted) {
   switch (submitted) {

@@ -39,6 +39,12 @@
 
 namespace smsupd {
 
+// Moves the calling thread to SCHED_IDLE: it runs only when no other thread
+// of the machine wants the CPU, and a waking OpenSM or MAD thread preempts
+// it at once (Linux schedules threads: this thread only). Returns why it
+// could not, or "".
+std::string MoveThisThreadToIdle();
+
 class RequestJobs {
  public:
   enum class Lane { kOwner, kMember };

@@ -2,16 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <sched.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
 #include "common/problems.h"
 #include "config/edit_distance.h"
+#include "daemon/apply/request_jobs.h"
 
 namespace smsupd {
 
@@ -130,10 +127,8 @@ PortsMonitor::PortsMonitor(boost::asio::io_context& io, const RunningConfig& run
   // The evaluation runs only when no other thread of the machine wants the
   // CPU (OpenSM's sweep, the simulator, the failover watch).
   boost::asio::post(evaluator_, [] {
-    sched_param none{};
-    if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0)
-      spdlog::warn("PORTS_EVALUATOR_PRIORITY the ports evaluation runs at the daemon's priority: {}",
-                   std::strerror(errno));
+    if (std::string why = MoveThisThreadToIdle(); !why.empty())
+      spdlog::warn("PORTS_EVALUATOR_PRIORITY the ports evaluation runs at the daemon's priority: {}", why);
   });
   offload_ = [this](std::function<void()> job) { boost::asio::post(evaluator_, std::move(job)); };
 }
