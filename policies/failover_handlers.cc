@@ -3,6 +3,7 @@
 // `otherwise`); the table alone decides which pairs are legal.
 #include "policies/failover_policy.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "policies/priority_plan.h"
@@ -214,8 +215,18 @@ bool FailoverPolicy::TakeBackDuringHandover(const std::string& why) {
   return true;
 }
 
+// One HANDOVER to the local SM a step: MASTER_LOST and NO_MASTER can both be
+// due in one step (the master gone and no MASTER listed), and a second
+// HANDOVER reaching an OpenSM that the first one made MASTER forces its
+// heavy sweep again.
+bool FailoverPolicy::TakeOverSentThisStep() const {
+  return std::any_of(actions_.begin(), actions_.end(),
+                     [](const Action& a) { return a.kind == Action::Kind::kTakeOver; });
+}
+
 bool FailoverPolicy::OnMasterLost() {
   if (!observation_->master) return false;
+  if (TakeOverSentThisStep()) return true;
   const MasterWatch& w = *observation_->master;
   const std::string why =
       w.link_down ? "master " + FormatGuid(w.guid) +
@@ -232,6 +243,7 @@ bool FailoverPolicy::OnMasterLost() {
 }
 
 bool FailoverPolicy::OnNoMaster() {
+  if (TakeOverSentThisStep()) return true;
   const auto since = no_master_since_.value_or(now_);
   const std::string why =
       "no MASTER in the subnet for " +

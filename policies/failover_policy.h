@@ -156,6 +156,7 @@ class FailoverPolicy {
   bool PeerListedOnAnOldList() const;
   void HandOverOnFreshList();
   bool TakeBackDuringHandover(const std::string& why);
+  bool TakeOverSentThisStep() const;
   bool OnMasterLost();
   bool OnNoMaster();
   bool OnDualMaster();
