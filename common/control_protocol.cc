@@ -45,11 +45,17 @@ std::string SerializeRequest(const Request& request) {
   return line.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The object {"arguments", "result", "text"} in the order nlohmann::json
+// writes its keys (sorted), without copying `arguments` into it first: a
+// `ports` reply on 10,000 HCAs holds ~28,000 rows, and the copy cost as much
+// as the dump.
 std::string SerializeResponse(const Response& response) {
-  json line = {{"result", static_cast<int>(response.result)}, {"text", response.text}};
+  auto dump = [](const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); };
+  std::string line = "{";
   if (!response.arguments.is_null() && !response.arguments.empty())
-    line["arguments"] = response.arguments;
-  return line.dump(-1, ' ', false, json::error_handler_t::replace);
+    line += "\"arguments\":" + dump(response.arguments) + ",";
+  line += "\"result\":" + std::to_string(static_cast<int>(response.result)) + ",\"text\":" + dump(response.text) + "}";
+  return line;
 }
 
 std::variant<Request, Response> ParseRequest(std::string_view line) {

@@ -151,12 +151,17 @@ void ControlSession::PauseAfterRefusal(int in_a_row) {
 
 void ControlSession::Reply(const Response& response, bool close_after) {
   if (closed_ || closing_) return;
+  ReplyLine(response.result, SerializeResponse(response), close_after);
+}
+
+void ControlSession::ReplyLine(ResultCode result, std::string line, bool close_after) {
+  if (closed_ || closing_) return;
   if (awaiting_reply_) {  // the answer to a request: "busy" slows its asker down
-    busy_in_a_row_ = response.result == ResultCode::kBusy ? busy_in_a_row_ + 1 : 0;
+    busy_in_a_row_ = result == ResultCode::kBusy ? busy_in_a_row_ + 1 : 0;
     if (busy_in_a_row_ > 0 && !pausing_) PauseAfterRefusal(busy_in_a_row_);
   }
   awaiting_reply_ = false;
-  Enqueue(SerializeResponse(response));
+  Enqueue(std::move(line));
   if (close_after || (input_ended_ && input_.empty())) return CloseAfterWrites();
   ReadRequest();
 }

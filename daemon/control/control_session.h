@@ -84,6 +84,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // Queues the reply to the current request and, unless `close_after` is set
   // or the session follows events, reads the next request.
   void Reply(const Response& response, bool close_after = false);
+  // The same with the response already serialized (SerializeResponse) on
+  // the thread that produced it: a large reply costs the loop no CPU.
+  void ReplyLine(ResultCode result, std::string line, bool close_after = false);
 
   // Streams every event `log` receives from now on, after the reply that is
   // about to be queued; from here on the session reads no more requests.

@@ -9,9 +9,12 @@
 #include <chrono>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace smsupd::control {
 namespace {
+
+using nlohmann::json;
 
 TEST(ControlProtocolTest, RequestRoundTrip) {
   Request request{kProtocolVersion, "events", {{"since", 7}, {"follow", true}}};
@@ -53,6 +56,25 @@ TEST(ControlProtocolTest, SerializedLinesHaveNoNewline) {
   EXPECT_EQ(back->result, ResultCode::kError);
   EXPECT_EQ(back->text, "two\nlines");
   EXPECT_EQ(back->arguments["x"], "a\nb");
+}
+
+// The line is the JSON object {"arguments", "result", "text"} as one dump of
+// it writes it (keys sorted, invalid UTF-8 replaced), with or without
+// arguments, whatever their type.
+TEST(ControlProtocolTest, SerializedLinesAreTheWholeObjectDumped) {
+  const std::vector<Response> responses = {
+      MakeResponse(ResultCode::kSuccess, "ok"),
+      MakeResponse(ResultCode::kEmpty, "none", json::object()),
+      MakeResponse(ResultCode::kError, "bad \xff byte", {{"z", 1}, {"a", {{"b", json::array({1, "x\xfe"})}}}}),
+      MakeResponse(ResultCode::kBusy, "", json::array({1, 2})),
+      MakeResponse(ResultCode::kTimeout, "t", json(nullptr)),
+      MakeResponse(ResultCode::kSuccess, "n", json(7)),
+  };
+  for (const Response& response : responses) {
+    json whole = {{"result", static_cast<int>(response.result)}, {"text", response.text}};
+    if (!response.arguments.is_null() && !response.arguments.empty()) whole["arguments"] = response.arguments;
+    EXPECT_EQ(SerializeResponse(response), whole.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
 }
 
 struct MalformedCase {
