@@ -381,12 +381,15 @@ nlohmann::json PortsReply(const PortsReport& report, const std::vector<PortKey>*
                         {"advice", problem.advice}});
   }
   json ports = json::array();
-  if (!problems_only)
+  if (!problems_only && only == nullptr) {
+    ports = report.ports;
+  } else if (!problems_only) {
     for (const json& row : report.ports) {
       Guid node = 0;
       if (auto guid = ParseGuid(row["node_guid"].get<std::string>())) node = *guid;
       if (wanted(node, row["port"].get<int>())) ports.push_back(row);
     }
+  }
   return {{"ports", ports},
           {"ports_total", report.ports.size()},
           {"problems", problems},

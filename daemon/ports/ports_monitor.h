@@ -75,8 +75,9 @@ class PortsMonitor {
   // without an evaluation: on 10,000 HCAs that costs seconds of CPU, beside
   // the other SM node's first sweep as the new master.
   void SetLocalPortDown(std::function<bool()> down) { local_port_down_ = std::move(down); }
-  // Where a read-out's evaluation runs (tests): `job` must run once, on any
-  // thread but the event loop's. By default the monitor's own thread.
+  // Where a read-out's evaluation, and the building of each `ports` reply
+  // from it, run (tests): `job` must run once, on any thread but the event
+  // loop's. By default the monitor's own thread.
   using Offload = std::function<void(std::function<void()> job)>;
   void SetOffload(Offload offload) { offload_ = std::move(offload); }
 
@@ -91,7 +92,8 @@ class PortsMonitor {
 
  private:
   struct Waiter {
-    std::function<void(const PortsReport*, const PortNames*, const std::string& error)> done;
+    // On the event loop; `report` is null when the read-out failed.
+    std::function<void(std::shared_ptr<const PortsReport> report, const std::string& error)> done;
   };
   struct Readout;  // one read-out in progress
 
@@ -100,7 +102,7 @@ class PortsMonitor {
   void Begin();
   void ReadChunk(const std::shared_ptr<Readout>& readout, std::size_t from);
   void Finish(const std::shared_ptr<Readout>& readout);
-  void Evaluated(const std::shared_ptr<Readout>& readout, const PortsReport& report, const PortNames& names);
+  void Evaluated(const std::shared_ptr<Readout>& readout, const std::shared_ptr<const PortsReport>& report);
   void Fail(const std::string& error);
   void Publish(const PortsReport& report, const PortsReadout& readout);
   void Schedule(std::chrono::steady_clock::duration after);
