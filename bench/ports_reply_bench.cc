@@ -18,24 +18,13 @@
 #include "common/control_protocol.h"
 #include "daemon/ports/port_health.h"
 #include "daemon/ports/port_names.h"
+#include "tests/daemon/ports/active_port_info.h"
 
 namespace {
 
 using namespace smsupd;
 
-PortInfo Active(uint16_t lid) {
-  PortInfo info;
-  info.lid = lid;
-  info.sm_lid = 1;
-  info.port_state = kPortStateActive;
-  info.phys_state = 5;
-  info.link_width_active = info.link_width_enabled = 2;
-  info.link_width_supported = 3;
-  info.link_speed_active = info.link_speed_enabled = 4;
-  info.link_speed_supported = 7;
-  return info;
-}
-
+// HOSTS HCAs under 36-port leaves, every leaf cabled to each of 18 spines.
 PortsReadout FatTree(int hosts) {
   constexpr int kLeafPorts = 36, kDown = kLeafPorts / 2;
   const int leaves = (hosts + kDown - 1) / kDown;
@@ -51,26 +40,26 @@ PortsReadout FatTree(int hosts) {
   for (int h = 0; h < hosts; ++h) {
     const Guid node = host_base + 2 * h;
     t.nodes.push_back({node, NodeType::kCa, 1, "node" + std::to_string(h) + " HCA-1", 2});
-    t.ports.push_back({node, 1, host_lid[h], Active(host_lid[h]), leaf_base + h / kDown, h % kDown + 1});
+    t.ports.push_back({node, 1, host_lid[h], ActivePortInfo(host_lid[h]), leaf_base + h / kDown, h % kDown + 1});
     t.end_ports.push_back({node + 1, node, NodeType::kCa, 1, host_lid[h], "node" + std::to_string(h) + " HCA-1",
                            false, 2});
   }
   for (int l = 0; l < leaves; ++l) {
     const Guid node = leaf_base + l;
     t.nodes.push_back({node, NodeType::kSwitch, kLeafPorts, "MF0;leaf" + std::to_string(l) + ":SX6036/U1", 1});
-    t.ports.push_back({node, 0, leaf_lid[l], Active(leaf_lid[l]), 0, 0});
+    t.ports.push_back({node, 0, leaf_lid[l], ActivePortInfo(leaf_lid[l]), 0, 0});
     for (int p = 1; p <= kLeafPorts; ++p) {
       const int host = l * kDown + p - 1;
       if (p <= kDown && host >= hosts) continue;
       const Guid peer = p <= kDown ? host_base + 2 * host : spine_base + (p - kDown - 1);
-      t.ports.push_back({node, p, leaf_lid[l], Active(0), peer, p <= kDown ? 1 : l + 1});
+      t.ports.push_back({node, p, leaf_lid[l], ActivePortInfo(0), peer, p <= kDown ? 1 : l + 1});
     }
   }
   for (int s = 0; s < spines; ++s) {
     const Guid node = spine_base + s;
     t.nodes.push_back({node, NodeType::kSwitch, leaves, "MF0;spine" + std::to_string(s) + ":SX6536/U1", 1});
-    t.ports.push_back({node, 0, spine_lid[s], Active(spine_lid[s]), 0, 0});
-    for (int p = 1; p <= leaves; ++p) t.ports.push_back({node, p, spine_lid[s], Active(0), leaf_base + p - 1, kDown + 1 + s});
+    t.ports.push_back({node, 0, spine_lid[s], ActivePortInfo(spine_lid[s]), 0, 0});
+    for (int p = 1; p <= leaves; ++p) t.ports.push_back({node, p, spine_lid[s], ActivePortInfo(0), leaf_base + p - 1, kDown + 1 + s});
   }
   for (const auto& [key, target] : CounterTargets(t)) readout.counters.emplace(key, PortCounters{});
   readout.at = std::chrono::steady_clock::now();

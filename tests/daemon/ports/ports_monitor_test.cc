@@ -18,6 +18,7 @@
 #include <boost/asio/post.hpp>
 
 #include "common/problems.h"
+#include "tests/daemon/ports/active_port_info.h"
 #include "tests/daemon/fabric/fake_fabric.h"
 
 namespace smsupd {
@@ -37,19 +38,6 @@ class RecordingReporter : public Reporter {
   std::vector<std::pair<std::string, json>> events;
 };
 
-PortInfo Active(uint16_t lid = 0) {
-  PortInfo info;
-  info.lid = lid;
-  info.sm_lid = 1;
-  info.port_state = kPortStateActive;
-  info.phys_state = 5;
-  info.link_width_active = info.link_width_enabled = 2;
-  info.link_width_supported = 3;
-  info.link_speed_active = info.link_speed_enabled = 4;
-  info.link_speed_supported = 7;
-  return info;
-}
-
 // A switch (LID 10) with host gpu01 (this node, LID 1) on port 1 and gpu02
 // (LID 2) on port 2; counts walks and counter reads.
 class ScriptedFabric : public FakeFabric {
@@ -59,16 +47,16 @@ class ScriptedFabric : public FakeFabric {
     FabricTopology t;
     t.nodes = {{0x100, NodeType::kSwitch, 4, "sw", 1}, {0x200, NodeType::kCa, 1, "gpu01 HCA", 0},
                {0x300, NodeType::kCa, 1, "gpu02 HCA", 2}};
-    t.ports = {{0x100, 0, 10, Active(10), 0, 0}, {0x100, 1, 10, Active(), 0x200, 1}, {0x200, 1, 1, Active(1), 0x100, 1}};
-    PortInfo port2 = Active();
+    t.ports = {{0x100, 0, 10, ActivePortInfo(10), 0, 0}, {0x100, 1, 10, ActivePortInfo(), 0x200, 1}, {0x200, 1, 1, ActivePortInfo(1), 0x100, 1}};
+    PortInfo port2 = ActivePortInfo();
     if (gpu02_down) {
       port2.port_state = kPortStateDown;
       port2.phys_state = 2;
     }
     t.ports.push_back({0x100, 2, 10, port2, gpu02_down ? Guid{0} : Guid{0x300}, gpu02_down ? 0 : 1});
-    if (!gpu02_down) t.ports.push_back({0x300, 1, 2, Active(2), 0x100, 2});
+    if (!gpu02_down) t.ports.push_back({0x300, 1, 2, ActivePortInfo(2), 0x100, 2});
     for (int i = 0; i < extra_switch_ports; ++i)  // cabled to switches nobody walked
-      t.ports.push_back({0x100, 5 + i, 10, Active(), Guid{0x1000} + static_cast<Guid>(i), 1});
+      t.ports.push_back({0x100, 5 + i, 10, ActivePortInfo(), Guid{0x1000} + static_cast<Guid>(i), 1});
     t.end_ports = {{0x201, 0x200, NodeType::kCa, 1, 1, "gpu01 HCA", false, 0}};
     if (!gpu02_down) t.end_ports.push_back({0x301, 0x300, NodeType::kCa, 1, 2, "gpu02 HCA", false, 2});
     return t;
