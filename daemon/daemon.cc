@@ -126,6 +126,7 @@ Status Daemon::StartUp() {
     const SubnetObservation& seen = status_.seen();
     return seen.local_sm && seen.local_sm->state == SmState::kMaster;
   });
+  ports_->SetPeriodicHold([this] { return failover_->InFirstSweepAsMaster(); });
   ports_->SetLocalPortDown([this] {
     const SubnetObservation& seen = status_.seen();
     return seen.valid && seen.port_error.empty() && seen.local_port.port_state == kPortStateDown;

@@ -361,7 +361,18 @@ void FailoverController::SmKeyMismatchSeen() { sm_key_mismatch_at_ = clock_.Now(
 
 void FailoverController::SmStateLogged(bool master) {
   first_sweep_running_ = master;
-  if (master) ++master_entries_;
+  if (master) {
+    ++master_entries_;
+    first_sweep_since_ = clock_.Now();
+  }
+}
+
+bool FailoverController::InFirstSweepAsMaster() const {
+  // master_sweep_timeout is zero exactly when OpenSM's options hide SUBNET UP
+  // (failover_settings.cc).
+  const bool end_seen = policy_.config().master_sweep_timeout.count() > 0;
+  return end_seen && opensm_running_ && first_sweep_running_ &&
+         clock_.Now() - first_sweep_since_ < kFirstSweepLongest;
 }
 
 void FailoverController::StopRequested() {

@@ -71,6 +71,12 @@ class FailoverController {
   // OpenSM logged "Entering MASTER state" (master) or "Entering STANDBY
   // state": until its next SUBNET UP a new master is in its first sweep.
   void SmStateLogged(bool master);
+  // Whether the local OpenSM is in its first heavy sweep as master ("Entering
+  // MASTER state", no "SUBNET UP" since). False where OpenSM's options hide
+  // the SUBNET UP line (its end would never be seen) and once
+  // kFirstSweepLongest has passed (a sweep that long is not waited for).
+  static constexpr std::chrono::seconds kFirstSweepLongest{120};
+  bool InFirstSweepAsMaster() const;
   // Where the failover timeline finds the far port to watch (the farthest CA
   // port of the last subnet walk). Unset: the timeline has no far-port stage.
   using FarPortSource = std::function<std::optional<DiscoveredPort>()>;
@@ -166,6 +172,7 @@ class FailoverController {
   bool opensm_running_ = false;
   std::string opensm_exit_info_;
   bool first_sweep_running_ = false;  // "Entering MASTER state", no "SUBNET UP" since
+  Clock::TimePoint first_sweep_since_{};  // the last "Entering MASTER state"
   std::uint32_t master_entries_ = 0;  // "Entering MASTER state" lines logged (policy::LocalOpenSm)
   std::optional<std::chrono::steady_clock::time_point> sm_key_mismatch_at_;
 

@@ -166,7 +166,7 @@ void PortsMonitor::RegisterCommands(control::CommandRouter& router) {
   });
 }
 
-void PortsMonitor::Start() { Schedule(kFirstReadout); }
+void PortsMonitor::Start(std::chrono::steady_clock::duration first) { Schedule(first); }
 
 void PortsMonitor::Schedule(std::chrono::steady_clock::duration after) {
   period_.expires_after(after);
@@ -176,6 +176,7 @@ void PortsMonitor::Schedule(std::chrono::steady_clock::duration after) {
       for (PortProblemKind kind : kKinds) reporter_.ClearProblem(ProblemId(kind));
       return Schedule(kInterval);
     }
+    if (hold_ && hold_()) return Schedule(kHoldRetry);
     // Like the failover watch's walks: a walk holds the MAD thread, so on a
     // fabric whose walk is long the period grows (50 x the walk).
     Request(Waiter{[this](const std::shared_ptr<const PortsReport>&, const std::string&) {

@@ -69,6 +69,13 @@ class PortsMonitor {
   // is MASTER, so a pair reads its fabric once). When it does not, the port
   // problems this node raised are cleared: the master reports them.
   void SetPeriodicGate(std::function<bool()> gate) { gate_ = std::move(gate); }
+  // Whether a periodic read-out that is due waits (looked at again every
+  // kHoldRetry) instead of starting: the daemon holds it while its OpenSM is
+  // in its first sweep as a new master, whose discovery the read-out's walk
+  // would slow (the two share the fabric's SMAs; on the simulator, one
+  // thread), so that the read-out comes right after that sweep.
+  static constexpr std::chrono::seconds kHoldRetry{1};
+  void SetPeriodicHold(std::function<bool()> hold) { hold_ = std::move(hold); }
   // Whether this node's own port is Down now. A read-out in progress then
   // sends no further chunk (every MAD would fail after its timeouts, for
   // minutes on a large fabric, while requests wait) and ends as failed,
@@ -87,8 +94,8 @@ class PortsMonitor {
   ~PortsMonitor();
 
   void RegisterCommands(control::CommandRouter& router);
-  // Starts the periodic read-outs (the first after kFirstReadout).
-  void Start();
+  // Starts the periodic read-outs (the first after `first`).
+  void Start(std::chrono::steady_clock::duration first = kFirstReadout);
 
  private:
   struct Waiter {
@@ -114,6 +121,7 @@ class PortsMonitor {
   SummarySink summary_;
   NodeSink nodes_;
   std::function<bool()> gate_;
+  std::function<bool()> hold_;
   std::function<bool()> local_port_down_;
   Offload offload_;
   boost::asio::steady_timer period_;

@@ -540,6 +540,26 @@ TEST_F(FailoverControllerTest, ANewMasterRaisesItsPriorityOnceItsFirstSweepIsLog
       << "not raised after the first sweep";
 }
 
+// The ports read-out is held while the local OpenSM is in its first sweep
+// as master (InFirstSweepAsMaster): from its MASTER line to its SUBNET UP,
+// and never longer than kFirstSweepLongest.
+TEST_F(FailoverControllerTest, TheFirstSweepAsMasterLastsFromItsMasterLineToItsSubnetUp) {
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  EXPECT_FALSE(controller_->InFirstSweepAsMaster()) << "no MASTER line logged yet";
+  controller_->SmStateLogged(true);
+  EXPECT_TRUE(controller_->InFirstSweepAsMaster());
+  controller_->SubnetUpLogged("Dec 04 02:39:47 597200 [300016C0] 0x02 -> SUBNET UP");
+  EXPECT_FALSE(controller_->InFirstSweepAsMaster());
+
+  controller_->SmStateLogged(true);  // handed the mastership again
+  EXPECT_TRUE(controller_->InFirstSweepAsMaster());
+  clock_.Advance(FailoverController::kFirstSweepLongest);
+  EXPECT_FALSE(controller_->InFirstSweepAsMaster()) << "a sweep that never ends is not waited for";
+  controller_->SmStateLogged(true);
+  controller_->OpenSmChanged(false, "signal 9");
+  EXPECT_FALSE(controller_->InFirstSweepAsMaster()) << "OpenSM exited";
+}
+
 TEST_F(FailoverControllerTest, FailoverWithoutAStandbyIsRefusedWithTheReason) {
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
   fabric_->AddSm(2, {kLocal, 0, 0, 15, SmState::kMaster});

@@ -1,7 +1,7 @@
 // PortsMonitor on a scripted fabric: requests share a read-out only when they
 // arrived before it began, a read-out sends nothing more once the local port
 // reads Down and ends as failed, the evaluation and each reply's building
-// run off the event loop,
+// run off the event loop, a periodic read-out waits while held,
 // the waiting line is bounded, bad arguments and
 // unknown names are refused, and each problem kind is a health problem that
 // clears with the fix.
@@ -227,6 +227,27 @@ TEST_F(PortsMonitorTest, EachReplyIsBuiltOffTheEventLoop) {
   RunUntil(2);
   EXPECT_EQ(replies[1].result, ResultCode::kError);
   EXPECT_EQ(replies[1].arguments["error_code"], "unknown-name") << replies[1].text;
+}
+
+// A periodic read-out due while the hold says so (the daemon: its OpenSM
+// in its first sweep as a new master) waits, and starts within kHoldRetry
+// once the hold ends; the node's port problems stay meanwhile.
+TEST_F(PortsMonitorTest, APeriodicReadOutWaitsWhileHeld) {
+  reporter_.problems[kProblemPortDown] = "sw port 2 is Down";
+  bool held = true;
+  monitor_.SetPeriodicGate([] { return true; });
+  monitor_.SetPeriodicHold([&held] { return held; });
+  monitor_.Start(std::chrono::milliseconds(0));
+  auto busy = boost::asio::make_work_guard(io_);
+  io_.run_for(PortsMonitor::kHoldRetry * 2 + std::chrono::milliseconds(500));
+  EXPECT_EQ(fabric_->walks, 0) << "no walk while held";
+  EXPECT_TRUE(reporter_.HasProblem(kProblemPortDown)) << "a hold is not a loss of mastership";
+  held = false;
+  const auto limit = std::chrono::steady_clock::now() + PortsMonitor::kHoldRetry * 3;
+  while (fabric_->counter_reads == 0 && std::chrono::steady_clock::now() < limit)
+    io_.run_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(fabric_->walks, 1) << "the read-out once the hold ended";
+  EXPECT_GT(fabric_->counter_reads, 0);
 }
 
 TEST_F(PortsMonitorTest, TheWaitingLineIsBounded) {
