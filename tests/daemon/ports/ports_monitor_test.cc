@@ -243,7 +243,7 @@ TEST_F(PortsMonitorTest, APeriodicReadOutWaitsWhileHeld) {
   EXPECT_EQ(fabric_->walks, 0) << "no walk while held";
   EXPECT_TRUE(reporter_.HasProblem(kProblemPortDown)) << "a hold is not a loss of mastership";
   held = false;
-  const auto limit = std::chrono::steady_clock::now() + PortsMonitor::kHoldRetry * 3;
+  const auto limit = std::chrono::steady_clock::now() + PortsMonitor::kHoldRetry * 10;
   while (fabric_->counter_reads == 0 && std::chrono::steady_clock::now() < limit)
     io_.run_for(std::chrono::milliseconds(10));
   EXPECT_EQ(fabric_->walks, 1) << "the read-out once the hold ended";
