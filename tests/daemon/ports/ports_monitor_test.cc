@@ -96,23 +96,25 @@ class PortsMonitorTest : public ::testing::Test {
     });
   }
 
-  void RunUntil(std::size_t replies_wanted) {
-    // Replies built on the evaluator come back by a post: wait for them even
-    // while the loop has nothing else to do.
+  // Runs the loop until `done`, for up to 20 s. Replies built on the
+  // evaluator come back by a post: the loop waits for them even while it
+  // has nothing else to do.
+  void RunLoopUntil(const std::function<bool()>& done) {
     auto busy = boost::asio::make_work_guard(io_);
-    for (int i = 0; i < 2000 && replies.size() < replies_wanted; ++i) {
-      if (io_.stopped()) io_.restart();  // it stops whenever it runs out of work
+    for (int i = 0; i < 2000 && !done(); ++i) {
+      if (io_.stopped()) io_.restart();
       io_.run_for(std::chrono::milliseconds(10));
     }
+  }
+
+  void RunUntil(std::size_t replies_wanted) {
+    RunLoopUntil([&] { return replies.size() >= replies_wanted; });
     ASSERT_GE(replies.size(), replies_wanted) << "no answer in time";
   }
 
   // Runs the loop until `held` (a test's offload) holds `jobs` jobs.
   void RunHeld(const std::vector<std::function<void()>>& held, std::size_t jobs) {
-    for (int i = 0; i < 2000 && held.size() < jobs; ++i) {
-      if (io_.stopped()) io_.restart();
-      io_.run_for(std::chrono::milliseconds(10));
-    }
+    RunLoopUntil([&] { return held.size() >= jobs; });
     ASSERT_EQ(held.size(), jobs) << "not handed off in time";
   }
 
@@ -171,11 +173,7 @@ TEST_F(PortsMonitorTest, TheEvaluationRunsOffTheEventLoop) {
   std::vector<std::function<void()>> held;
   monitor_.SetOffload([&held](std::function<void()> job) { held.push_back(std::move(job)); });
   Send(json::object());
-  for (int i = 0; i < 2000 && held.empty(); ++i) {
-    if (io_.stopped()) io_.restart();
-    io_.run_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(held.size(), 1u) << "the read-out's evaluation was handed off";
+  RunHeld(held, 1);  // the read-out's evaluation was handed off
   EXPECT_EQ(fabric_->counter_reads, 4) << "after every counter was read";
   bool ran = false;
   boost::asio::post(io_, [&ran] { ran = true; });
@@ -243,9 +241,7 @@ TEST_F(PortsMonitorTest, APeriodicReadOutWaitsWhileHeld) {
   EXPECT_EQ(fabric_->walks, 0) << "no walk while held";
   EXPECT_TRUE(reporter_.HasProblem(kProblemPortDown)) << "a hold is not a loss of mastership";
   held = false;
-  const auto limit = std::chrono::steady_clock::now() + PortsMonitor::kHoldRetry * 10;
-  while (fabric_->counter_reads == 0 && std::chrono::steady_clock::now() < limit)
-    io_.run_for(std::chrono::milliseconds(10));
+  RunLoopUntil([&] { return fabric_->counter_reads > 0; });
   EXPECT_EQ(fabric_->walks, 1) << "the read-out once the hold ended";
   EXPECT_GT(fabric_->counter_reads, 0);
 }
