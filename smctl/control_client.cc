@@ -13,8 +13,9 @@ namespace smsupd::smctl {
 using control::Request;
 using control::Response;
 
-ControlClient::ControlClient(std::string socket_path, std::chrono::milliseconds timeout)
-    : socket_path_(std::move(socket_path)), timeout_(timeout) {}
+ControlClient::ControlClient(std::string socket_path, std::chrono::milliseconds timeout,
+                             std::size_t max_line_bytes)
+    : socket_path_(std::move(socket_path)), timeout_(timeout), max_line_bytes_(max_line_bytes) {}
 
 ControlClient::~ControlClient() {
   if (fd_ >= 0) close(fd_);
@@ -80,10 +81,18 @@ std::optional<std::string> ControlClient::ReadLine(std::optional<std::chrono::mi
   using Clock = std::chrono::steady_clock;
   auto end = deadline ? Clock::now() + *deadline : Clock::time_point::max();
   while (true) {
-    if (auto newline = buffer_.find('\n'); newline != std::string::npos) {
+    // Only the bytes not yet searched: a 47 MB line comes in ~700 reads.
+    if (auto newline = buffer_.find('\n', searched_); newline != std::string::npos) {
       std::string line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
+      searched_ = 0;
       return line;
+    }
+    searched_ = buffer_.size();
+    if (buffer_.size() > max_line_bytes_) {
+      Fail(kExitFailed, "bad-reply", "unreadable reply from smsupd: a line longer than " +
+                                         std::to_string(max_line_bytes_ >> 20) + " MiB");
+      return std::nullopt;
     }
     int wait_ms = -1;
     if (deadline) {

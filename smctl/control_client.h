@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -17,9 +18,15 @@ struct ClientError {
   std::string message;
 };
 
+// The longest reply line smctl takes from the daemon. The largest replies
+// are `ports` on the largest fabrics (~47 MB for 40,590 ports); a longer line
+// is refused (exit 1, bad-reply) rather than read into memory without end.
+inline constexpr std::size_t kMaxReplyLineBytes = 512u << 20;
+
 class ControlClient {
  public:
-  ControlClient(std::string socket_path, std::chrono::milliseconds timeout);
+  ControlClient(std::string socket_path, std::chrono::milliseconds timeout,
+                std::size_t max_line_bytes = kMaxReplyLineBytes);
   ~ControlClient();
   ControlClient(const ControlClient&) = delete;
   ControlClient& operator=(const ControlClient&) = delete;
@@ -29,7 +36,8 @@ class ControlClient {
   std::optional<control::Response> Call(const control::Request& request);
 
   // The next line from the daemon (for `events --follow`), waiting for ever
-  // when `deadline` is nullopt. nullopt on EOF or error.
+  // when `deadline` is nullopt. nullopt on EOF, error or a line longer than
+  // the client's bound (bad-reply).
   std::optional<std::string> ReadLine(std::optional<std::chrono::milliseconds> deadline);
 
   const ClientError& error() const { return error_; }
@@ -41,8 +49,10 @@ class ControlClient {
 
   std::string socket_path_;
   std::chrono::milliseconds timeout_;
+  std::size_t max_line_bytes_;
   int fd_ = -1;
   std::string buffer_;
+  std::size_t searched_ = 0;  // buffer_'s first bytes, known to hold no '\n'
   ClientError error_;
 };
 

@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/control/control_test_support.h"
 #include "tests/smctl/smctl_runner.h"
 #include "common/control_wire.h"
+#include "smctl/control_client.h"
 
 namespace smsupd::smctl {
 namespace {
@@ -266,6 +268,71 @@ TEST(SmctlTest, EventsFollowStreamsOneJsonObjectPerLine) {
     EXPECT_EQ(event["seq"], i);
     EXPECT_EQ(event["details"]["i"], i);
   }
+}
+
+// A stand-in daemon on `path` that answers one request with `reply` (sent
+// in pieces) and keeps the connection open until the client closes it.
+class RawReplyServer {
+ public:
+  RawReplyServer(const std::string& path, std::string reply) : reply_(std::move(reply)) {
+    listener_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    bound_ = bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+             listen(listener_, 1) == 0;
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~RawReplyServer() {
+    thread_.join();
+    close(listener_);
+  }
+  bool bound() const { return bound_; }
+
+ private:
+  void Serve() {
+    if (!bound_) return;
+    int fd = accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
+    char c;
+    while (recv(fd, &c, 1, 0) == 1 && c != '\n') {}  // the request line
+    for (std::size_t sent = 0; sent < reply_.size();) {
+      ssize_t n = send(fd, reply_.data() + sent, std::min<std::size_t>(reply_.size() - sent, 100000), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    while (recv(fd, &c, 1, 0) == 1) {}  // until the client hangs up
+    close(fd);
+  }
+
+  std::string reply_;
+  int listener_ = -1;
+  bool bound_ = false;
+  std::thread thread_;
+};
+
+TEST(SmctlClientTest, AReplyLineIsReadWholeAcrossManyReads) {
+  RunningServer server({}, /*start=*/false);
+  const std::string path = server.directory() + "/raw.sock";
+  const std::string text(700000, 'p');  // ~11 reads of 64 KiB
+  RawReplyServer daemon(path, control::SerializeResponse(MakeResponse(ResultCode::kSuccess, text)) + "\n");
+  ASSERT_TRUE(daemon.bound());
+  ControlClient client(path, std::chrono::milliseconds(20000), 1u << 20);
+  std::optional<control::Response> reply = client.Call(control::Request{.command = "status"});
+  ASSERT_TRUE(reply) << client.error().message;
+  EXPECT_EQ(reply->text, text);
+}
+
+TEST(SmctlClientTest, AReplyLineLongerThanTheBoundIsRefused) {
+  RunningServer server({}, /*start=*/false);
+  const std::string path = server.directory() + "/raw.sock";
+  RawReplyServer daemon(path, std::string(3u << 20, 'x'));  // 3 MiB and no end of line
+  ASSERT_TRUE(daemon.bound());
+  ControlClient client(path, std::chrono::milliseconds(20000), 1u << 20);
+  EXPECT_FALSE(client.Call(control::Request{.command = "status"}));
+  EXPECT_EQ(client.error().code, "bad-reply") << client.error().message;
+  EXPECT_EQ(client.error().exit_code, kFailed);
+  EXPECT_TRUE(Contains(client.error().message, "longer than 1 MiB")) << client.error().message;
 }
 
 TEST(SmctlTest, VersionAndListCommands) {
