@@ -190,6 +190,17 @@ OpenSmStages ReadOpenSmStages(const std::string& log_path, SystemClock::time_poi
   return found;
 }
 
+// The new master's OpenSM stages (ReadOpenSmStages) added to `result`; the
+// log is read again (every 100 ms, 3 s at most) until it has SUBNET UP.
+void AddOpenSmStages(const std::string& log_path, SystemClock::time_point fault, TrialResult& result) {
+  OpenSmStages staged = ReadOpenSmStages(log_path, fault);
+  for (int read = 1; read < 30 && !staged.complete; ++read) {
+    std::this_thread::sleep_for(milliseconds(100));
+    staged = ReadOpenSmStages(log_path, fault);
+  }
+  result.stages.insert(result.stages.end(), staged.stages.begin(), staged.stages.end());
+}
+
 // After the far HCA sees the new master (`sa_lid`, the SM LID its PortInfo
 // names): its first PathRecord (to `dest`) answered by that master's SA,
 // asked every 10 ms.
@@ -283,14 +294,8 @@ TrialResult OpenSmTrial(SimulatedFabric& fabric, Contender contender, Fault faul
                                             new_master->PortGuid(1), t0, options.deadline);
     if (!path) return Failed(result, path.error().message);
     result.path_record_ms = *path;
-    // The SA may answer a moment before OpenSM writes SUBNET UP: the log is
-    // read again (every 100 ms, 3 s at most) until it has it.
-    OpenSmStages staged = ReadOpenSmStages(standby->dir + "/opensm.log", wall_t0);
-    for (int read = 1; read < 30 && !staged.complete; ++read) {
-      std::this_thread::sleep_for(milliseconds(100));
-      staged = ReadOpenSmStages(standby->dir + "/opensm.log", wall_t0);
-    }
-    result.stages = std::move(staged.stages);
+    // The SA may answer a moment before OpenSM writes SUBNET UP.
+    AddOpenSmStages(standby->dir + "/opensm.log", wall_t0, result);
     result.stages.emplace_back("far HCA: first PathRecord", result.path_record_ms);
   }
   result.ok = true;
@@ -373,12 +378,14 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
     Result<std::unique_ptr<TemporaryGroup>> made = TemporaryGroup::Create("smsupd-fb");
     if (!made) return Failed(result, "setup: " + made.error().message);
     group = std::move(*made);
-    bed_options.configure = [&group](int, SmsupdConfig& config) {
-      config.control_group = group->name();
-      for (int i = 0; i < 10000; ++i)
-        config.hosts["spare" + std::to_string(i)] = 0x0002c90400000000ull + static_cast<Guid>(2 * i + 2);
-    };
   }
+  bed_options.configure = [&group, &options](int, SmsupdConfig& config) {
+    if (options.stages) config.opensm_options["log_flags"] = "0x07";  // the message boxes of every stage
+    if (!group) return;
+    config.control_group = group->name();
+    for (int i = 0; i < 10000; ++i)
+      config.hosts["spare" + std::to_string(i)] = 0x0002c90400000000ull + static_cast<Guid>(2 * i + 2);
+  };
   FailoverBed bed(fabric, bed_options);
   if (Status s = bed.Start(); !s) return Failed(result, "setup: " + s.message());
   const uint16_t old_lid = bed.LidOf(bed.master_name());
@@ -397,6 +404,7 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
       return Failed(result, s.message() + "\n" + bed.Diagnostics());
     CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
     CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
+    if (options.stages) AddOpenSmStages(bed.standby().opensm_log(), wall0, result);
     result.ok = true;
     return result;
   }
@@ -419,6 +427,7 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   }
   FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
   CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
+  if (options.stages) AddOpenSmStages(bed.standby().opensm_log(), wall0, result);
   if (fault == Fault::kKillOpenSm)
     CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
   result.ok = true;

@@ -64,9 +64,10 @@ struct TrialOptions {
   // before the fault to the end of the trial, 128 connections of group
   // members each asking `validate` back to back.
   std::string validate_flood;
-  // Floor trials: the new master's OpenSM logs at log_flags 0x07, and its
-  // first sweep's stages (OpenSM's own log boxes, "new master OpenSM: SUBNET
-  // UP", ...) and the far HCA's first PathRecord go into the result.
+  // The new master's OpenSM logs at log_flags 0x07 (smsupd's through its
+  // config), and its first sweep's stages (OpenSM's own log boxes, "new
+  // master OpenSM: SUBNET UP", ...) go into the result; for the floor also
+  // the far HCA's first PathRecord.
   bool stages = false;
   // Floor trials: more opensm.conf options for the first master's OpenSM and
   // for the standby's (the one that takes over), e.g. a routing engine.
