@@ -45,7 +45,7 @@ FailoverController::FailoverController(boost::asio::io_context& io, const Clock&
                                        ObservedSink observed)
     : io_(io), clock_(clock), worker_(worker), timing_(timing), sm_key_(sm_key),
       local_sm_(local_sm), reporter_(reporter), observed_(std::move(observed)),
-      policy_(std::move(config), clock.Now()), round_timer_(io), reply_timer_(io), far_timer_(io) {}
+      policy_(std::move(config), clock.Now()), round_timer_(io), reply_timer_(io), glance_timer_(io), far_timer_(io) {}
 
 FailoverController::~FailoverController() = default;
 
@@ -53,12 +53,14 @@ void FailoverController::Start() {
   running_ = true;
   inventory_due_ = clock_.Now();
   RunRound();
+  ScheduleGlance();
 }
 
 void FailoverController::Stop() {
   running_ = false;
   round_timer_.cancel();
   reply_timer_.cancel();
+  glance_timer_.cancel();
   far_timer_.cancel();
 }
 
@@ -155,6 +157,7 @@ void FailoverController::RunRound() {
                                              timing_.poll_interval - elapsed);
         round_again_ = false;
         ScheduleRound(delay);
+        ScheduleGlance();  // again after a glance that read Down or got no answer
       },
       // UmadFabricOptions::discovery_budget bounds the walk.
       request.discover ? timing_.round_deadline + std::chrono::seconds(10) : timing_.round_deadline);

@@ -42,6 +42,10 @@ struct FailoverTiming {
   std::chrono::milliseconds inventory_interval{2000};
   // A round that has not come back by then counts as all-missed.
   std::chrono::milliseconds round_deadline{3000};
+  // Between two rounds, a STANDBY reads the switch port at the other end of
+  // the watched master's cable this often (failover_master_link.cc); a Down
+  // read runs the next round at once. 0: only the rounds read it.
+  std::chrono::milliseconds link_glance{50};
 };
 
 class FailoverController {
@@ -125,6 +129,8 @@ class FailoverController {
   std::optional<MasterLinkWatch> MasterLinkRequest(std::chrono::steady_clock::time_point now);
   void UpdateMasterLink(const WatchRound& round);
   void ForgetMasterLink(const std::string& why);
+  void ScheduleGlance();
+  void GlanceAtMasterLink();
   bool MasterRouteMissing() const;
   // What decided a MASTER_LOST, for the failover timeline.
   std::string MasterLostSignal() const;
@@ -197,6 +203,9 @@ class FailoverController {
     std::chrono::steady_clock::time_point verify_due{};
   };
   std::optional<MasterLink> master_link_;
+  boost::asio::steady_timer glance_timer_;
+  bool glance_armed_ = false;
+  bool glance_in_flight_ = false;
   Guid route_walked_for_ = 0;  // the master a STANDBY walked for a route
   bool local_sm_missed_ = false;    // the last round's local SMInfo went unanswered
   std::optional<policy::OperatorCommand> pending_command_;

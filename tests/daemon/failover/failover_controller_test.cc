@@ -102,7 +102,7 @@ class FailoverControllerTest : public ::testing::Test {
     config.startup_wait = 200ms;
     config.takeover_timeout = takeover_timeout_;
     seen_.clock = &clock_;
-    FailoverTiming timing{kPoll, 40ms, 1000ms};
+    FailoverTiming timing{poll_, 40ms, 1000ms, link_glance_};
     controller_ = std::make_unique<FailoverController>(
         io_, clock_, *worker_, config, timing, 0, local_sm_, reporter_,
         [this](const SubnetObservation& picture) {
@@ -125,6 +125,7 @@ class FailoverControllerTest : public ::testing::Test {
     auto deadline = std::chrono::steady_clock::now() + limit;
     while (!done()) {
       if (std::chrono::steady_clock::now() >= deadline) return false;
+      if (drive_rounds_ && controller_) controller_->PollSoon();
       io_.run_for(5ms);
     }
     return true;
@@ -195,6 +196,12 @@ class FailoverControllerTest : public ::testing::Test {
   std::shared_ptr<FakeFabric> fabric_;
   std::unique_ptr<MadWorker> worker_;
   static constexpr auto kPoll = 20ms;
+  // The controller's poll interval and link glance (FailoverTiming); with
+  // drive_rounds_, RunUntil asks for a round at once (PollSoon) each turn,
+  // so a long interval costs no time until the test stops driving.
+  std::chrono::milliseconds poll_ = kPoll;
+  std::chrono::milliseconds link_glance_ = 0ms;
+  bool drive_rounds_ = false;
   std::chrono::milliseconds takeover_timeout_ = 3000ms;
   ManualClock clock_;
   int rounds_ = 0;
@@ -312,6 +319,40 @@ TEST_F(MasterLinkTest, AMasterWhoseCableReadsDownIsLostAtTheFirstMissedPoll) {
   ASSERT_TRUE(RunUntil([&] { return MasterLostText().has_value(); })) << "no MASTER_LOST";
   EXPECT_NE(MasterLostText()->find("other end of its cable reads Down"), std::string::npos) << *MasterLostText();
   ASSERT_TRUE(RunUntil([&] { return HandoverTo(2); })) << "no take-over";
+}
+
+// Between two rounds the STANDBY glances at the switch port of the master's
+// cable: a node lost right after a round is seen without waiting for the
+// next one (here a minute away).
+TEST_F(MasterLinkTest, ALostNodeIsSeenBetweenTwoRounds) {
+  poll_ = 60000ms;
+  link_glance_ = 5ms;
+  drive_rounds_ = true;
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable());
+  drive_rounds_ = false;
+  const int reads = fabric_->route_reads();
+  ASSERT_TRUE(RunUntil([&] { return fabric_->route_reads() >= reads + 2; })) << "no glance at the cable";
+  fabric_->RemoveNode(1);
+  fabric_->SetRoutePort(kLeaf, kLeafPortToMaster, SwitchPort(kPortStateDown));
+  ASSERT_TRUE(RunUntil([&] { return MasterLostText().has_value(); })) << "the loss waited for the next round";
+  EXPECT_NE(MasterLostText()->find("other end of its cable reads Down"), std::string::npos) << *MasterLostText();
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(2); })) << "no take-over";
+}
+
+// A glance that reads the cable up runs no round: the watch's pace (and its
+// SMInfo polls of the master) stay the poll interval's.
+TEST_F(MasterLinkTest, AGlanceAtALiveCableRunsNoRound) {
+  poll_ = 60000ms;
+  link_glance_ = 5ms;
+  drive_rounds_ = true;
+  ASSERT_NO_FATAL_FAILURE(StandbyWatchingTheMastersCable());
+  drive_rounds_ = false;
+  const int reads = fabric_->route_reads();
+  ASSERT_TRUE(RunUntil([&] { return fabric_->route_reads() >= reads + 2; })) << "no glance at the cable";
+  const int rounds = rounds_;
+  ASSERT_TRUE(RunUntil([&] { return fabric_->route_reads() >= reads + 12; })) << "the glances stopped";
+  EXPECT_EQ(rounds_, rounds);
+  EXPECT_FALSE(MasterLostText().has_value());
 }
 
 // The cable's far end still up: a silent master is a busy or dead SM on a
