@@ -157,6 +157,10 @@ void FailoverController::Answer(bool ok, const std::string& text) {
   waiting_.reset();
   reply_timer_.cancel();
   Guid master = latest_.master ? latest_.master->info.guid : 0;
+  // A success is decided on the master this port names (the watch); its
+  // SMInfo poll may have missed that round (a sweeping master answers late),
+  // which leaves no master in the picture but is the same master.
+  if (ok && master == 0 && watch_) master = watch_->guid;
   if (policy_.state() == policy::SupervisorState::kMaster) master = policy_.config().local_guid;
   nlohmann::json details = {
       {"from", GuidOrEmpty(waiting.from)},

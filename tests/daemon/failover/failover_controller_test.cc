@@ -166,6 +166,12 @@ class FailoverControllerTest : public ::testing::Test {
     ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster) &&
                                       controller_->policy().view().size() == 2; }));
   }
+  // smctl failover --wait on the MASTER: the HANDOVER goes to the standby
+  // and the local OpenSM is killed once it answers.
+  void FailoverAndWaitUntilKilled() {
+    FailoverAndWait();
+    ASSERT_TRUE(RunUntil([&] { return seen_.kills > 0; })) << "OpenSM was not killed after the HANDOVER";
+  }
   // smctl failover --wait on this node; its answer lands in answer_.
   void FailoverAndWait() {
     controller_->Failover(std::nullopt, /*wait=*/true, 5000ms,
@@ -485,8 +491,7 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
   ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
   const size_t starts = seen_.starts.size();
-  FailoverAndWait();
-  ASSERT_TRUE(RunUntil([&] { return seen_.kills > 0; })) << "OpenSM was not killed after the HANDOVER";
+  ASSERT_NO_FATAL_FAILURE(FailoverAndWaitUntilKilled());
   EXPECT_TRUE(HandoverTo(1)) << "killed without a HANDOVER to the standby";
   EXPECT_TRUE(seen_.priorities.empty()) << "no yield (a SIGHUP starts a sweep of the old master)";
   // Paused before the HANDOVER left (the new master's sweep must not read
@@ -509,6 +514,24 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   ASSERT_TRUE(RunUntil([&] { return seen_.starts.size() > starts; })) << "OpenSM is not started again";
   EXPECT_LT(seen_.starts.back().first, 15) << "started again as a standby";
   EXPECT_EQ(seen_.kills, 1);
+}
+
+// The answer names the new master even when the round that shows it on
+// this node's port has no answer to its SMInfo poll (a sweeping master can
+// be slow to answer): the text and the fields say the same.
+TEST_F(FailoverControllerTest, TheAnswerNamesTheNewMasterItsPortShowsEvenIfItsPollMissed) {
+  takeover_timeout_ = 600s;
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  ASSERT_NO_FATAL_FAILURE(FailoverAndWaitUntilKilled());
+  fabric_->KillSm(2);
+  controller_->OpenSmChanged(false, "signal 9");
+  ASSERT_TRUE(RunRounds(3));
+  fabric_->KillSm(1);  // busy: its SMInfo goes unanswered
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
+  ASSERT_TRUE(RunUntil([&] { return answer_.has_value(); }));
+  EXPECT_TRUE(answer_->first);
+  EXPECT_EQ(answer_->second["master"], FormatGuid(kRemote)) << answer_->second.dump();
+  EXPECT_EQ(answer_->second["to"], FormatGuid(kRemote)) << answer_->second.dump();
 }
 
 // A command is decided on a round with a fresh SM list. With a STANDBY
