@@ -157,7 +157,7 @@ void FailoverController::RunRound() {
                                              timing_.poll_interval - elapsed);
         round_again_ = false;
         ScheduleRound(delay);
-        ScheduleGlance();  // again after a glance that read Down or got no answer
+        ScheduleGlance();  // counted from this round's end (and again after a Down or silent glance)
       },
       // UmadFabricOptions::discovery_budget bounds the walk.
       request.discover ? timing_.round_deadline + std::chrono::seconds(10) : timing_.round_deadline);

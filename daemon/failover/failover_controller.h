@@ -203,8 +203,7 @@ class FailoverController {
     std::chrono::steady_clock::time_point verify_due{};
   };
   std::optional<MasterLink> master_link_;
-  boost::asio::steady_timer glance_timer_;
-  bool glance_armed_ = false;
+  boost::asio::steady_timer glance_timer_;  // one wait at most: each arming replaces the last
   bool glance_in_flight_ = false;
   Guid route_walked_for_ = 0;  // the master a STANDBY walked for a route
   bool local_sm_missed_ = false;    // the last round's local SMInfo went unanswered

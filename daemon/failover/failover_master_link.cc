@@ -24,7 +24,8 @@
 // return.
 //
 // Between two rounds (150 ms apart by default) a STANDBY glances at that
-// switch port every FailoverTiming::link_glance (50 ms): one SMP, and a
+// switch port every FailoverTiming::link_glance (50 ms) after the last
+// round's end (two glances per round by default): one SMP, and a
 // Down read only runs the next round at once, which reads the port again
 // and decides as above. A node's loss is then seen ~25 ms after it on
 // average, not ~75 ms (half a poll interval). A glance that reads Down or
@@ -126,13 +127,11 @@ void FailoverController::ForgetMasterLink(const std::string& why) {
 }
 
 void FailoverController::ScheduleGlance() {
-  if (!running_ || glance_armed_ || timing_.link_glance.count() <= 0 ||
-      timing_.link_glance >= timing_.poll_interval)
-    return;
-  glance_armed_ = true;
+  if (!running_ || timing_.link_glance.count() <= 0 || timing_.link_glance >= timing_.poll_interval) return;
+  // Counted again from now: after a round, the first glance comes one
+  // link_glance after it, never right behind it (the round read the port).
   glance_timer_.expires_after(timing_.link_glance);
   glance_timer_.async_wait([this](boost::system::error_code error) {
-    glance_armed_ = false;
     if (!error && running_) GlanceAtMasterLink();
   });
 }
