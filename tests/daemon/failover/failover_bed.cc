@@ -1,5 +1,6 @@
 #include "tests/daemon/failover/failover_bed.h"
 
+#include <optional>
 #include <thread>
 
 #include "tests/testbed/fabric_conditions.h"
@@ -103,14 +104,17 @@ uint16_t FailoverBed::LidOf(const std::string& node) const {
   return 0;
 }
 
-std::string FailoverBed::DescribeSoleMaster(const std::string& node) {
+std::string FailoverBed::DescribeSoleMaster(const std::string& node, bool* silent_only) {
+  if (silent_only != nullptr) *silent_only = false;
   std::string seen;
   int masters = 0;
   bool expected_is_master = false;
+  bool expected_silent = false;
   for (const std::string& name : names_) {
     Result<SmInfoView> sm = probe().SmInfo(LidOf(name));
     std::string state = sm ? SmStateText(sm->state) : "silent";
     seen += name + " " + state + "; ";
+    expected_silent = expected_silent || (!sm && name == node);
     if (sm && sm->is_master()) {
       ++masters;
       expected_is_master = expected_is_master || name == node;
@@ -120,7 +124,9 @@ std::string FailoverBed::DescribeSoleMaster(const std::string& node) {
   if (!far) return seen + "far HCA: " + far.error().message;
   seen += "far HCA port state " + std::to_string(far->state) + ", SM LID " + std::to_string(far->sm_lid) +
           " (" + node + " is LID " + std::to_string(LidOf(node)) + ")";
-  bool ok = masters == 1 && expected_is_master && far->state == kPortActive && far->sm_lid == LidOf(node);
+  const bool far_follows = far->state == kPortActive && far->sm_lid == LidOf(node);
+  if (silent_only != nullptr) *silent_only = expected_silent && masters == 0 && far_follows;
+  bool ok = masters == 1 && expected_is_master && far_follows;
   return ok ? "" : seen;
 }
 
@@ -171,6 +177,27 @@ Status FailoverBed::Hold(const std::string& what, const std::function<bool(std::
     if (Clock::now() >= end) return Status::Ok();
     std::this_thread::sleep_for(std::min<Clock::duration>(interval, end - Clock::now()));
   }
+}
+
+Status FailoverBed::HoldSoleMaster(const std::string& what, const std::string& node, milliseconds duration) {
+  std::optional<Clock::time_point> silent_since;
+  return Hold(
+      what,
+      [&](std::string& why) {
+        bool silent_only = false;
+        why = DescribeSoleMaster(node, &silent_only);
+        if (why.empty()) {
+          silent_since.reset();
+          return true;
+        }
+        if (!silent_only) return false;
+        const Clock::time_point now = Clock::now();
+        if (!silent_since) silent_since = now;
+        if (now - *silent_since <= kSilentMasterBound) return true;
+        why = node + " unanswered for longer than " + std::to_string(kSilentMasterBound.count()) + " ms: " + why;
+        return false;
+      },
+      duration);
 }
 
 Status FailoverBed::UnlinkNode(const std::string& node) { return fabric_.UnlinkPort(node, 1); }

@@ -65,7 +65,9 @@ class FailoverBed {
 
   // "" when the SMs' SMInfo shows exactly one MASTER, it is `node`, and the
   // far HCA's port is Active pointing at it; otherwise what the fabric shows.
-  std::string DescribeSoleMaster(const std::string& node);
+  // `silent_only` (if given): true when the one thing amiss is that `node`'s
+  // SM did not answer (no other MASTER, the far HCA Active and pointing at it).
+  std::string DescribeSoleMaster(const std::string& node, bool* silent_only = nullptr);
   Status WaitForSoleMaster(const std::string& node, std::chrono::milliseconds deadline);
   // SMInfo of `node`'s SM in `state`, as the probe reads it.
   Status WaitForProbeState(const std::string& node, SmStateValue state, std::chrono::milliseconds deadline);
@@ -85,6 +87,17 @@ class FailoverBed {
   static Status Hold(const std::string& what, const std::function<bool(std::string& why)>& condition,
                      std::chrono::milliseconds duration,
                      std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+
+  // "No flip back": DescribeSoleMaster(node) holds for all of `duration`,
+  // except that `node`'s SM may go unanswered for up to kSilentMasterBound
+  // at a time while no other SM answers MASTER and the far HCA still points
+  // at it. OpenSM answers SMInfo from the dispatcher threads that also
+  // process a heavy sweep's replies; on a loaded machine a sweep (the new
+  // master's raise to 15 starts one) can keep it from answering the probe's
+  // three 200 ms tries. A flip back, a second MASTER or a far HCA following
+  // another SM still fails at once.
+  static constexpr std::chrono::milliseconds kSilentMasterBound{3000};
+  Status HoldSoleMaster(const std::string& what, const std::string& node, std::chrono::milliseconds duration);
 
   // The node's HCA port down / up in ibsim (the node is gone / back).
   Status UnlinkNode(const std::string& node);

@@ -52,9 +52,8 @@ class FailoverCommandTest : public FailoverTest {
     ExpectSoleMaster(master);
     ExpectEveryCaFollows(master);
     EXPECT_OK(bed().WaitForProbeState(old, SmStateValue::kStandby, kFailoverDeadline));
-    EXPECT_OK(FailoverBed::Hold(
-        "sole master " + master + " (no flip back)",
-        [&](std::string& why) { return (why = bed().DescribeSoleMaster(master)).empty(); },
+    EXPECT_OK(bed().HoldSoleMaster(
+        "sole master " + master + " (no flip back)", master,
         milliseconds(kCommandHoldTimeS * 1000 + 5000)));
     MonitorReport report = bed().monitor()->Snapshot();
     EXPECT_EQ(report.no_master_samples, 0) << "a moment without master: " << report.Describe();

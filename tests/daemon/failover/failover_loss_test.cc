@@ -112,9 +112,8 @@ TEST_F(FailoverLossTest, LossOfTheMasterNodeMakesTheStandbyMasterAndItStaysSo) {
   EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
   ExpectSoleMaster(standby_name());
   ExpectEveryCaFollows(standby_name());
-  EXPECT_OK(FailoverBed::Hold(
-      "sole master " + standby_name() + " after the old master returned",
-      [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
+  EXPECT_OK(bed().HoldSoleMaster(
+      "sole master " + standby_name() + " after the old master returned", standby_name(),
       milliseconds(options.hold_time_s * 1000 + 5000)));
 }
 
@@ -152,9 +151,8 @@ TEST_F(FailoverLossTest, AMasterLinkFlapItsSmsupdNeverSawLeavesTheNewMasterInCha
   EXPECT_OK(bed().WaitForProbeState(master_name(), SmStateValue::kStandby, kFailoverDeadline));
   ExpectSoleMaster(standby_name());
   ExpectEveryCaFollows(standby_name());
-  EXPECT_OK(FailoverBed::Hold(
-      "sole master " + standby_name() + " after the old master's smsupd resumed",
-      [&](std::string& why) { return (why = bed().DescribeSoleMaster(standby_name())).empty(); },
+  EXPECT_OK(bed().HoldSoleMaster(
+      "sole master " + standby_name() + " after the old master's smsupd resumed", standby_name(),
       milliseconds(options.hold_time_s * 1000 + 5000)));
   EXPECT_TRUE(bed().EventsOfKind(master_name(), "isolated-master-stopped").empty())
       << "the paused smsupd read its port Down\n" << bed().Diagnostics();

@@ -39,9 +39,8 @@ class FailoverPreemptTest : public FailoverTest {
 
   // `master` stays the sole MASTER for hold_time and a margin beyond it.
   void ExpectStaysMaster(const std::string& master) {
-    EXPECT_OK(FailoverBed::Hold(
-        "sole master " + master,
-        [&](std::string& why) { return (why = bed().DescribeSoleMaster(master)).empty(); },
+    EXPECT_OK(bed().HoldSoleMaster(
+        "sole master " + master, master,
         milliseconds(kHoldTimeS * 1000 + 5000)));
   }
 };
