@@ -92,7 +92,8 @@ asan_targets=(unit_tests smsupd smctl testbed-probe testbed-reaper smsupd_integr
 # in_background NICE COMMAND...: COMMAND in the background in a session of
 # its own whose scheduler autogroup has niceness NICE. (Linux shares the CPU
 # fairly between autogroups, one per session, whatever the niceness of the
-# processes inside; the tests' OpenSMs start sessions of their own.)
+# processes inside; the tests, their simulators and their OpenSMs share the
+# foreground's.)
 in_background() {
   local nice=$1; shift
   setsid bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || true; exec "$@"' "$nice" "$@" &

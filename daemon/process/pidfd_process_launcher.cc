@@ -126,7 +126,11 @@ struct ChildFds {
 // may have held locks at fork time).
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const argv[], char* const envp[],
                             const ChildFds& fds) {
-  ::setsid();
+  // A process group of its own, in smsupd's session: a Ctrl-C meant for
+  // smsupd in a terminal does not reach it, and the scheduler puts it in
+  // smsupd's autogroup (a session of its own is an autogroup of its own,
+  // which Linux weighs as one whole process against everything else).
+  ::setpgid(0, 0);
   ::dup2(fds.devnull, STDIN_FILENO);
   ::dup2(fds.out_write, STDOUT_FILENO);
   ::dup2(fds.err_write, STDERR_FILENO);

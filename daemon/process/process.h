@@ -56,8 +56,9 @@ class WatchedProcess {
 class ProcessLauncher {
  public:
   virtual ~ProcessLauncher() = default;
-  // Starts the process in its own session (a Ctrl-C meant for smsupd in a
-  // terminal does not reach it). The error says why exec failed.
+  // Starts the process in a process group of its own within smsupd's
+  // session (a Ctrl-C meant for smsupd in a terminal does not reach it; the
+  // scheduler's autogroup is smsupd's). The error says why exec failed.
   virtual Result<std::unique_ptr<WatchedProcess>> Spawn(const SpawnRequest& request,
                                                         ProcessCallbacks callbacks) = 0;
   // Watches a process smsupd did not start (a previous smsupd did).

@@ -136,6 +136,20 @@ TEST_F(OpenSmSupervisorTest, StartsOpenSmAndRecordsItsPid) {
   EXPECT_TRUE(fs::is_directory(spec_.TmpDir()));
 }
 
+// Its own process group (a Ctrl-C meant for smsupd in a terminal does not
+// reach it), in smsupd's session: a session of its own is a scheduler
+// autogroup of its own, which Linux weighs as one process against all of
+// smsupd's session (on the simulated fabric, OpenSM against the simulator).
+TEST_F(OpenSmSupervisorTest, OpenSmHasAProcessGroupOfItsOwnInSmsupdsSession) {
+  auto supervisor = MakeSupervisor();
+  ASSERT_TRUE(supervisor->Start().ok());
+  const pid_t pid = supervisor->Snapshot().pid;
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(::getpgid(pid), pid);
+  EXPECT_NE(::getpgid(pid), ::getpgid(0));
+  EXPECT_EQ(::getsid(pid), ::getsid(0));
+}
+
 TEST_F(OpenSmSupervisorTest, KilledOpenSmIsRestartedAndTheExitDescribed) {
   auto supervisor = MakeSupervisor();
   ASSERT_TRUE(supervisor->Start().ok());
