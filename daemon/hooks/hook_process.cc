@@ -132,6 +132,7 @@ bool WaitAndRead(int pidfd, std::array<int, 2>& fds, std::array<LineReader*, 2> 
 struct GroupEnd {
   bool killed = false;              // the timeout (or the daemon's stop) ended it
   bool exited_before_kill = false;  // ... after the hook itself had exited
+  std::string where;                // where the hook waited when its timeout came
 };
 
 // Reads the hook's output until its whole process group is gone; at the
@@ -157,10 +158,12 @@ GroupEnd WatchGroup(pid_t pid, SteadyClock::time_point deadline, std::array<int,
     }
     const bool stop = abort.load();
     if (!term_at && (now >= deadline || stop)) {
+      // Read before the signal, while it still waits where it hung.
+      std::string where = exited || stop ? std::string() : DescribeWhereItWaits(pid);
       ::kill(-pid, stop ? SIGKILL : SIGTERM);
       term_at = now;
       if (stop) kill_at = now;
-      end = {true, exited};
+      end = {true, exited, std::move(where)};
     } else if (term_at && !kill_at && (stop || now >= *term_at + kKillGrace)) {
       ::kill(-pid, SIGKILL);
       kill_at = now;
@@ -219,6 +222,7 @@ HookOutcome RunHook(const std::string& path, int hook_fd, const HookJob& job, co
   if (end.killed) {
     outcome.kind = HookOutcome::Kind::kTimeout;
     if (end.exited_before_kill) outcome.text += ", then what it left running was killed";
+    if (!end.where.empty()) outcome.text += "; at its timeout: " + end.where;
   } else {
     outcome.kind = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? HookOutcome::Kind::kOk
                                                                   : HookOutcome::Kind::kFailed;

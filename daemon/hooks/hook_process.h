@@ -30,7 +30,9 @@ struct HookOutcome {
   enum class Kind { kOk, kFailed, kTimeout, kNotStarted };
   Kind kind = Kind::kOk;
   // "exit 0", "exit 3", "killed by signal 15", "exit 0, then what it left
-  // running was killed", why it did not start.
+  // running was killed", why it did not start. A hook killed at its
+  // timeout while still running adds where it waited: "killed by signal 15;
+  // at its timeout: sh, state S, in do_wait".
   std::string text;
   std::chrono::milliseconds took{0};
 };

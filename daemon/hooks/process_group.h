@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <string>
 
 namespace smsupd {
 
@@ -15,5 +16,12 @@ namespace smsupd {
 // whose leader has exited and is not collected yet, so that its id cannot
 // be reused by another group meanwhile.
 std::optional<bool> ProcessGroupHasOthers(pid_t group);
+
+// Where a running process is, for a log line: "sh, state S, in do_wait"
+// (its command name, /proc/<pid>/stat's state, the kernel function it waits
+// in from /proc/<pid>/wchan). The name is the process's own choice: only
+// letters, digits and "._+-" pass, anything else shows as '?'. Empty when
+// /proc cannot tell (the process is gone).
+std::string DescribeWhereItWaits(pid_t pid);
 
 }  // namespace smsupd

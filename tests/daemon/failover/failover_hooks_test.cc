@@ -80,7 +80,10 @@ TEST_F(FailoverHooksTest, AHookRecordsAFailoverAndAnApply) {
   // The recorder takes ~10-30 ms. Its timeout is far from that: once, on
   // a CI-loaded machine, its run for config-applied was still going after
   // 5 s and was killed, and the record missed the line this test waits
-  // for. The timeout itself is tested below with a hook that hangs.
+  // for. Once more, beside the test command's background builds, the run
+  // for failover-requested was still going after 20 s (cause not found; a
+  // HOOK_TIMEOUT line now says where the hook waited). The timeout itself
+  // is tested below with a hook that hangs.
   FailoverBedOptions options = WithHooks(20000);
   auto configure = options.configure;
   options.configure = [&, configure](int index, SmsupdConfig& config) {

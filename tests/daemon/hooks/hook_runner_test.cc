@@ -193,6 +193,22 @@ TEST_F(HookRunnerTest, AHookThatHangsIsKilledWithItsChildrenAtItsTimeout) {
       << Log();
 }
 
+// Where a hook hung is in the log: its name, its state and the kernel
+// function it waited in, read before the SIGTERM. The name is the hook's
+// own choice (here a newline and a ')' written to /proc/self/comm): only
+// plain characters reach the log.
+TEST_F(HookRunnerTest, AHookKilledAtItsTimeoutIsLoggedWithWhereItWaited) {
+  WriteHook("10-stuck", "printf 'bad\\nname)' > /proc/self/comm\nwhile :; do sleep 1; done\n");
+  StartRunner();
+  ASSERT_TRUE(runner_->Enqueue(Job("master-lost", 300ms)));
+  ASSERT_TRUE(Eventually([&] { return Results().size() == 1; })) << Log();
+  EXPECT_EQ(Results()[0], "timeout");
+  const std::string log = Log();
+  EXPECT_NE(log.find("HOOK_TIMEOUT " + hooks_ + "/10-stuck master-lost: killed after"), std::string::npos) << log;
+  EXPECT_NE(log.find("killed by signal 15; at its timeout: bad?name?, state "), std::string::npos) << log;
+  EXPECT_EQ(log.find("bad\nname"), std::string::npos) << log;
+}
+
 TEST_F(HookRunnerTest, EventsBeyondTheQueueAreDroppedNotWaitedFor) {
   WriteHook("10-slow", "sleep 1000\n");
   StartRunner(/*capacity=*/2);
