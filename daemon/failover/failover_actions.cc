@@ -2,6 +2,9 @@
 // answering `smctl failover`.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <thread>
+
 #include "daemon/failover/failover_controller.h"
 #include "common/control_arguments.h"
 #include "common/control_wire.h"
@@ -19,18 +22,30 @@ std::string GuidOrEmpty(Guid guid) { return guid != 0 ? FormatGuid(guid) : ""; }
 
 // OpenSM answers a HANDOVER before it changes state (osm_sminfo_rcv.c), so
 // an answer says it accepted; before the local OpenSM is killed for it, the
-// target's own SMInfo must say MASTER. A few reads: the state change follows
-// the answer within microseconds, but on another of OpenSM's threads.
-constexpr int kMasterChecks = 3;
+// target's own SMInfo must say MASTER. The state change follows the answer
+// on another of OpenSM's threads: within microseconds on an idle machine,
+// but a loaded one can hold that thread between the two for milliseconds
+// (seen: three reads back to back, all STANDBY, and the target MASTER a
+// moment later, while the old master's OpenSM was resumed as a MASTER of
+// 15). So the target is read until it says MASTER, for up to
+// kMasterCheckTime: the first reads back to back, then kMasterCheckPause
+// apart. The local OpenSM stays paused meanwhile.
+constexpr std::chrono::milliseconds kMasterCheckTime{200};
+constexpr std::chrono::milliseconds kMasterCheckPause{5};
+constexpr int kBackToBackChecks = 3;
 
 Status TargetIsMaster(Fabric& fabric, std::uint16_t lid) {
+  const auto end = std::chrono::steady_clock::now() + kMasterCheckTime;
   std::string seen = "no answer";
-  for (int i = 0; i < kMasterChecks; ++i) {
+  for (int reads = 1;; ++reads) {
     Result<SmInfo> sm = fabric.GetSmInfo(lid);
     if (sm && sm->state == SmState::kMaster) return Status::Ok();
     seen = sm ? std::string(SmStateName(sm->state)) : sm.error().message;
+    if (std::chrono::steady_clock::now() >= end) break;
+    if (reads >= kBackToBackChecks) std::this_thread::sleep_for(kMasterCheckPause);
   }
-  return Error{"the HANDOVER was answered, but the target is not MASTER (" + seen + ")"};
+  return Error{"the HANDOVER was answered, but the target is not MASTER (" + seen + ") after " +
+               std::to_string(kMasterCheckTime.count()) + " ms"};
 }
 
 }  // namespace

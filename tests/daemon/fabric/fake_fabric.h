@@ -110,6 +110,13 @@ class FakeFabric : public Fabric {
     std::lock_guard lock(mutex_);
     return topology_walks_;
   }
+  // A HANDOVER to a STANDBY is answered at once, but the target reads
+  // STANDBY for its next `reads` SMInfo reads before it reads MASTER (OpenSM
+  // changes state on another thread after its answer).
+  void MasterAfterReads(int reads) {
+    std::lock_guard lock(mutex_);
+    handover_lag_reads_ = reads;
+  }
   // Every HANDOVER is answered with an error status and changes nothing.
   void RefuseHandovers() {
     std::lock_guard lock(mutex_);
@@ -194,7 +201,10 @@ class FakeFabric : public Fabric {
     auto it = nodes_.find(lid);
     if (Dropped() || it == nodes_.end() || !it->second.has_sm) return Timeout("SMInfo", lid);
     it->second.sm.act_count += 1;
-    return it->second.sm;
+    SmInfo seen = it->second.sm;
+    if (it->second.reads_until_master > 0 && --it->second.reads_until_master == 0)
+      it->second.sm.state = SmState::kMaster;
+    return seen;
   }
   Result<PortInfo> GetPortInfo(uint16_t lid, int /*port*/) override {
     std::unique_lock lock = Enter();
@@ -275,7 +285,12 @@ class FakeFabric : public Fabric {
     }
     if (refuse_handovers_) return Error{"SMInfo HANDOVER at LID " + std::to_string(target_lid) + ": MAD status 0x1c"};
     handovers_.push_back(Handover{target_lid, local});
-    if (it->second.sm.state == SmState::kStandby) it->second.sm.state = SmState::kMaster;
+    if (it->second.sm.state == SmState::kStandby) {
+      if (handover_lag_reads_ > 0)
+        it->second.reads_until_master = handover_lag_reads_;
+      else
+        it->second.sm.state = SmState::kMaster;
+    }
     return Status::Ok();
   }
 
@@ -285,6 +300,7 @@ class FakeFabric : public Fabric {
     SmInfo sm;
     PortInfo port;
     std::map<int, std::vector<uint16_t>> pkeys;
+    int reads_until_master = 0;  // a HANDOVER taken, not yet MASTER (MasterAfterReads)
   };
 
   // Counts the call, waits at the gate, reports the delay; returns the lock.
@@ -323,6 +339,7 @@ class FakeFabric : public Fabric {
   std::map<uint16_t, Node> nodes_;
   std::vector<Handover> handovers_;
   bool refuse_handovers_ = false;
+  int handover_lag_reads_ = 0;
   std::vector<DiscoveredPort> discovered_;
   std::string discovery_error_;
   std::map<std::pair<DirectedRoute, int>, PortInfo> route_ports_;

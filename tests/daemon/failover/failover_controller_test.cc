@@ -516,6 +516,20 @@ TEST_F(FailoverControllerTest, FailoverOnTheMasterHandsOverKillsOpenSmAndAnswers
   EXPECT_EQ(seen_.kills, 1);
 }
 
+// OpenSM answers the HANDOVER before it changes state, on another thread;
+// on a loaded machine three reads right after the answer can all still say
+// STANDBY. The target is read until it says MASTER: the old master's OpenSM
+// is killed, not resumed as a second MASTER, and nothing yields.
+TEST_F(FailoverControllerTest, AHandoverTargetSlowToReadMasterIsWaitedForNotGivenUp) {
+  takeover_timeout_ = 600s;
+  fabric_->MasterAfterReads(8);
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  ASSERT_NO_FATAL_FAILURE(FailoverAndWaitUntilKilled());
+  EXPECT_EQ(seen_.freezes, std::vector<std::string>{"pause"}) << "resumed: the HANDOVER counted as failed";
+  EXPECT_TRUE(seen_.priorities.empty()) << "yielded by priority 0 although the target took over";
+  EXPECT_EQ(fabric_->handovers().size(), 1u);
+}
+
 // The answer names the new master even when the round that shows it on
 // this node's port has no answer to its SMInfo poll (a sweeping master can
 // be slow to answer): the text and the fields say the same.
