@@ -6,7 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,35 +37,38 @@ std::string Printable(std::string_view text) {
 // /proc/<pid>/stat is "pid (comm) state ppid pgrp ...". comm may hold
 // anything, ')' and spaces included, but at most 15 bytes: the fields after
 // the last ')' are within the first few hundred bytes.
-bool RunsInGroup(pid_t pid, pid_t group) {
+struct ProcStat {
+  std::string comm;  // as the process set it
+  char state = 0;
+  int pgrp = 0;
+};
+
+std::optional<ProcStat> ReadStat(pid_t pid) {
   char path[32];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;  // gone meanwhile
-  char text[512];
-  ssize_t got = ::read(fd, text, sizeof text - 1);
-  ::close(fd);
-  if (got <= 0) return false;
-  text[got] = '\0';
-  const char* end = std::strrchr(text, ')');
-  char state = 0;
-  int parent = 0, pgrp = 0;
-  if (end == nullptr || std::sscanf(end + 1, " %c %d %d", &state, &parent, &pgrp) != 3) return false;
-  return pgrp == group && state != 'Z' && state != 'X';
+  const std::string text = ReadProcFile(path, 511);  // "" once the process is gone
+  const std::size_t open = text.find('(');
+  const std::size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  ProcStat stat;
+  int parent = 0;
+  if (std::sscanf(text.c_str() + close + 1, " %c %d %d", &stat.state, &parent, &stat.pgrp) != 3) return std::nullopt;
+  stat.comm = text.substr(open + 1, close - open - 1);
+  return stat;
+}
+
+bool RunsInGroup(pid_t pid, pid_t group) {
+  std::optional<ProcStat> stat = ReadStat(pid);
+  return stat && stat->pgrp == group && stat->state != 'Z' && stat->state != 'X';
 }
 
 }  // namespace
 
 std::string DescribeWhereItWaits(pid_t pid) {
+  std::optional<ProcStat> stat = ReadStat(pid);
+  if (!stat) return {};
+  std::string where = Printable(stat->comm) + ", state " + Printable(std::string_view(&stat->state, 1));
   char path[40];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const std::string stat = ReadProcFile(path, 511);
-  const std::size_t open = stat.find('(');
-  const std::size_t close = stat.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open || close + 2 >= stat.size())
-    return {};
-  std::string where = Printable(std::string_view(stat).substr(open + 1, close - open - 1)) + ", state " +
-                      Printable(std::string_view(stat).substr(close + 2, 1));
   std::snprintf(path, sizeof path, "/proc/%d/wchan", static_cast<int>(pid));
   const std::string wchan = ReadProcFile(path, 127);
   if (!wchan.empty() && wchan != "0") where += ", in " + Printable(wchan);
