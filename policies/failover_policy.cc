@@ -247,8 +247,59 @@ int FailoverPolicy::PriorityAfterAnOutage() {
 
 void FailoverPolicy::SetPriority(int priority) {
   if (commanded_priority_ == priority) return;
+  deferred_raise_.reset();
   commanded_priority_ = priority;
   Emit(Action::SetLocalPriority(priority));
+}
+
+// A new MASTER's raise to the master priority is written to opensm.conf
+// (the daemon rewrites it to the commanded priority after every step) with
+// no SIGHUP. Every heavy sweep re-reads the file (osm_state_mgr.c), and a
+// SIGHUP now would start one at once: beside the discovery of the OpenSM
+// that handed over, restarted as this first sweep ended, which then took
+// 4-5 s instead of ~1 s on 2,592 HCAs and risked missing this master's
+// SMInfo. That OpenSM sends this master trap 144 as it enters STANDBY, and
+// the heavy sweep the trap starts (sweep_on_trap) applies the raise. Only if
+// no heavy sweep applied it by max(kRaiseHangupFloor, 1.5 x the first sweep)
+// is it sent with a SIGHUP (HangUpDeferredRaise).
+void FailoverPolicy::RaiseMaster() {
+  const int priority = config_.master_priority;
+  if (commanded_priority_ == priority) return;
+  // Raised at once when no OpenSM can be starting: another SM is STANDBY
+  // already (a preempt, a handover to a live standby). And when an SM
+  // outranks the priority OpenSM runs at now (a MASTER back from a yield
+  // to 0 whose handover failed): its next sweep would hand that SM the
+  // mastership.
+  const int running = observation_->local_sm ? observation_->local_sm->priority : 0;
+  const bool at_once = std::any_of(view_.begin(), view_.end(), [&](const SmEntry& sm) {
+    return sm.guid != config_.local_guid &&
+           (sm.state == SmState::kStandby ||
+            (sm.state != SmState::kNotActive && OutRanks(sm.priority, sm.guid, running, config_.local_guid)));
+  });
+  if (at_once) {
+    SetPriority(priority);
+    return;
+  }
+  commanded_priority_ = priority;
+  const Duration swept = std::chrono::duration_cast<Duration>(now_ - local_master_since_.value_or(now_));
+  deferred_raise_ = DeferredRaise{now_, std::max(kRaiseHangupFloor, swept * 3 / 2)};
+  Emit(Action::EmitEvent("PRIORITY_RAISE_WRITTEN",
+                         "sm_priority " + std::to_string(priority) +
+                             " written to opensm.conf; OpenSM applies it at its next heavy sweep "
+                             "(SIGHUP in " + std::to_string(deferred_raise_->wait.count()) +
+                             " ms if none has)"));
+}
+
+void FailoverPolicy::HangUpDeferredRaise() {
+  if (!deferred_raise_) return;
+  const auto& local = observation_->local_sm;
+  if (local && commanded_priority_ && local->priority == *commanded_priority_) {
+    deferred_raise_.reset();  // a heavy sweep applied it
+    return;
+  }
+  if (now_ - deferred_raise_->at < deferred_raise_->wait) return;
+  deferred_raise_.reset();
+  Emit(Action::SetLocalPriority(*commanded_priority_));
 }
 
 // Holds the plan of priority_plan.h in the steady states; transitional
@@ -264,15 +315,19 @@ void FailoverPolicy::SetPriority(int priority) {
 // first heavy sweep is done: a SIGHUP during that sweep makes OpenSM start
 // its discovery over (measured on 2,592 HCAs: the far port saw the new
 // master 2.5 s later), and the priority it runs at meanwhile decides nothing
-// (a standby moves only to rank below the master it sees).
+// (a standby moves only to rank below the master it sees). Even then the
+// raise waits for a heavy sweep of OpenSM's own (RaiseMaster).
 void FailoverPolicy::ReconcilePriority() {
+  const bool local_master = state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster;
+  if (!observation_->opensm.running || !local_master) deferred_raise_.reset();
   if (!observation_->opensm.running || !commanded_priority_) return;
   const auto master = RemoteMaster();
-  if (state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster) {
+  if (local_master) {
     const bool confirmed = local_master_since_ && sms_fresh_at_ >= *local_master_since_;
     const bool sweeping = observation_->opensm.first_sweep_running && local_master_since_ &&
                           now_ - *local_master_since_ < config_.first_sweep_hold;
-    if (!master && confirmed && !sweeping) SetPriority(config_.master_priority);
+    if (!master && confirmed && !sweeping) RaiseMaster();
+    HangUpDeferredRaise();
   } else if (state_ == SupervisorState::kStandby && master && observation_->master &&
              observation_->master->guid == master->guid) {
     SetPriority(StandbyPriority(config_, Claiming(), master));
@@ -333,7 +388,8 @@ void FailoverPolicy::StepDownWhenIsolated() {
 // The restart OnOpenSmExited deferred after its HANDOVER: once the local
 // port's SM LID names the new master (its first sweep has reached this
 // node, and the ports, at least, know their master) and that sweep is over
-// (NewMasterSweeping), or at the deadline (it never showed: this node must
+// (its SA answers; or, where the SA is not asked, NewMasterSweeping), or
+// at the deadline (it never showed: this node must
 // have an SM again). While the new master is seen MASTER (an SM list taken
 // after the exit, or its SMInfo), the subnet has its SM and the wait goes on up to
 // first_sweep_hold: on 10,000 HCAs the first sweep takes longer than
@@ -368,9 +424,11 @@ void FailoverPolicy::RestartAfterHandover() {
                         sms_fresh_at_ > restart_after_handover_->since) ||
                        (shown && watched->consecutive_misses == 0 && watched->state == SmState::kMaster);
   const bool sweeping = NewMasterSweeping();
+  // Its SA answers: the first sweep is over, now, not kNewMasterQuiet later.
+  const bool swept = shown && observation_->master_sa_answers.value_or(false);
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
-  const bool restart = (shown && !sweeping) || now_ >= deadline;
+  const bool restart = (shown && (swept || !sweeping)) || now_ >= deadline;
   if (shown && std::exchange(reply_when_shown_, false)) {
     problems_.ClearSticky(kProblemHandoverFailed);
     Emit(Action::EmitEvent("HANDOVER_DONE", "new master " + FormatGuid(new_master)));

@@ -89,8 +89,16 @@ class FailoverPolicy {
   Actions Decide(const Observation& observation, TimePoint now);
 
   SupervisorState state() const { return state_; }
-  // The sm_priority last asked of OpenSM (start, restart or SIGHUP).
+  // The sm_priority last asked of OpenSM (start, restart, SIGHUP, or written
+  // to opensm.conf for its next heavy sweep: priority_deferred()).
   std::optional<int> commanded_priority() const { return commanded_priority_; }
+  // The commanded priority is in opensm.conf but no SIGHUP was sent for it:
+  // a new MASTER's raise, applied by OpenSM's next heavy sweep (RaiseMaster).
+  bool priority_deferred() const { return deferred_raise_.has_value(); }
+  // A restart deferred after a HANDOVER waits for the new master's first
+  // sweep to end: the daemon asks that master's SA each round
+  // (Observation::master_sa_answers).
+  bool waits_for_new_master_sweep() const { return restart_after_handover_.has_value(); }
   // The SMs as the policy sees them now (SA list + direct SMInfo reads).
   const std::vector<SmEntry>& view() const { return view_; }
   const ProblemSet& problems() const { return problems_.raised(); }
@@ -119,6 +127,8 @@ class FailoverPolicy {
   void ConsumeOneShot(PolicyEvent event);
   void Enter(SupervisorState next, PolicyEvent event);
   void ReconcilePriority();
+  void RaiseMaster();
+  void HangUpDeferredRaise();
   void ExtendHandoverWhileSweeping();
   void YieldIfHandoverFailed();
   void RestartAfterHandover();
@@ -292,6 +302,16 @@ class FailoverPolicy {
     }
   };
   std::optional<PendingRestart> restart_after_handover_;
+  // RaiseMaster wrote the master priority without a SIGHUP: at, and the
+  // SIGHUP that follows if no heavy sweep applied it by at + wait.
+  struct DeferredRaise {
+    TimePoint at{};
+    Duration wait{};
+  };
+  std::optional<DeferredRaise> deferred_raise_;
+  // A deferred raise waits at least this long for a heavy sweep OpenSM
+  // starts by itself, and at least 1.5 times the first sweep it follows.
+  static constexpr Duration kRaiseHangupFloor{3000};
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
   // A MASTER's OpenSM exited with no STANDBY on an old SM list
   // (HandOverOnFreshList): since the exit, and how it exited.

@@ -117,6 +117,12 @@ struct Observation {
   // A HandOverThenKill's HANDOVER went unanswered or was refused: OpenSM was
   // not killed and is still MASTER. Delivered in exactly one step.
   bool direct_handover_failed = false;
+  // Asked only while a restart after a HANDOVER waits for the new master
+  // (FailoverPolicy::waits_for_new_master_sweep): whether the SA at the
+  // local port's SM LID answered this step. OpenSM's SA ignores every
+  // request until its first heavy sweep as master is over
+  // (osm_sa_mad_ctrl.c), so an answer says that sweep has ended.
+  std::optional<bool> master_sa_answers;
 };
 
 }  // namespace smsupd::policy

@@ -50,6 +50,7 @@ Status UmadFabric::Open() {
   local_ = *chosen;
   smp_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.smp);
   sa_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.sa);
+  sa_probe_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.sa_probe);
   discovery_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.discovery);
   counters_transport_ = std::make_unique<MadTransport>(mad_rpc_portid(port_), options_.counters);
   return Status::Ok();
@@ -229,6 +230,25 @@ Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
   // has LID 0.
   std::erase_if(*records, [](const SmRecord& record) { return record.lid == 0; });
   return records;
+}
+
+Status UmadFabric::ProbeSa() {
+  Result<PortInfo> local = LocalPortInfo();
+  if (!local) return Error{local.error().message};
+  if (local->sm_lid == 0) return Error{"the local port knows no master SM (SM LID 0)"};
+  ib_rpc_t rpc = {};
+  rpc.mgtclass = IB_SA_CLASS;
+  rpc.method = IB_MAD_METHOD_GET;
+  rpc.attr.id = CLASS_PORT_INFO;
+  ib_portid_t dest = {};
+  dest.lid = local->sm_lid;
+  dest.qp = 1;
+  dest.qkey = IB_DEFAULT_QP1_QKEY;
+  Result<MadResponse> response =
+      sa_probe_transport_->Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
+                                AtLid("SA ClassPortInfo", local->sm_lid));
+  if (!response) return Error{response.error().message};
+  return Status::Ok();
 }
 
 Status UmadFabric::SendHandover(uint16_t target_lid, const SmInfo& local) {

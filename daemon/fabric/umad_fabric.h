@@ -28,6 +28,10 @@ struct UmadFabricOptions {
   // requests use `sa` instead: the SA may be busy in a heavy sweep.
   MadTimeouts smp{std::chrono::milliseconds(150), 2};
   MadTimeouts sa{std::chrono::milliseconds(500), 2};
+  // ProbeSa(): one short try. An SA that is up answers at once; one that is
+  // still in its first sweep ignores the request, and the probe is asked
+  // again next round.
+  MadTimeouts sa_probe{std::chrono::milliseconds(100), 1};
   // DiscoverPorts(): per-SMP timeout and attempts, SMPs in flight at once,
   // and the budget for the whole walk. A 700-node fabric needs ~5000 SMPs.
   // Measured on ibsim's 648-HCA fat tree (702 end ports): one SMP at a time
@@ -65,6 +69,7 @@ class UmadFabric : public Fabric {
   Result<PortInfo> GetPortInfoByRoute(const DirectedRoute& route, int port) override;
   Result<NodeInfo> GetNodeInfoByRoute(const DirectedRoute& route) override;
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
+  Status ProbeSa() override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
   Result<std::vector<uint8_t>> GetLinearForwardingTable(uint16_t lid) override;
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;
@@ -87,6 +92,7 @@ class UmadFabric : public Fabric {
   LocalPort local_;
   std::unique_ptr<MadTransport> smp_transport_;
   std::unique_ptr<MadTransport> sa_transport_;
+  std::unique_ptr<MadTransport> sa_probe_transport_;
   std::unique_ptr<MadTransport> discovery_transport_;
   std::unique_ptr<MadTransport> counters_transport_;
 };

@@ -119,6 +119,7 @@ void FailoverController::RunRound() {
           request.standby_lids.size() < kMaxStandbyPolls)
         request.standby_lids.push_back(r.lid);
   if (MasterRouteMissing()) request.route_wanted = watch_->guid;
+  request.probe_sa = policy_.waits_for_new_master_sweep();
   worker_.Submit(
       [request](Fabric& fabric) -> Result<WatchRound> { return RunWatchRound(fabric, request); },
       [this, asked = request.inventory, walked = request.discover,
@@ -286,7 +287,9 @@ void FailoverController::CheckMadThread() {
 void FailoverController::CheckPriorityApplied(const WatchRound& round) {
   constexpr std::chrono::seconds kSweepGrace{10};
   const auto wanted = policy_.commanded_priority();
-  const bool stale = opensm_running_ && wanted && round.local_sm &&
+  // A raise written without a SIGHUP waits for a sweep OpenSM starts by
+  // itself; the grace counts from the SIGHUP that follows it.
+  const bool stale = opensm_running_ && wanted && !policy_.priority_deferred() && round.local_sm &&
                      round.local_sm->state == SmState::kMaster &&
                      round.local_sm->priority != *wanted;
   if (!stale) {
@@ -321,6 +324,7 @@ policy::Observation FailoverController::Observe(const WatchRound& round, bool fr
   obs.standby_reads = ToPolicy(round.standbys);
   if (fresh_inventory && round.sms) obs.sms = ToPolicy(*round.sms);
   obs.direct_handover_failed = std::exchange(direct_handover_failed_, false);
+  obs.master_sa_answers = round.master_sa_answers;
   obs.sm_key_mismatch = sm_key_mismatch_at_ &&
                         clock_.Now() - *sm_key_mismatch_at_ < kSmKeyMismatchMemory;
   // A command is decided on a round that took the inventory: the SMs it

@@ -110,6 +110,7 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
       // The master's cable is dead: no SMInfo poll to wait out.
     } else if (auto master = PollSmInfo(fabric, port->sm_lid, round)) {
       round.master = *master;
+      if (request.probe_sa) round.master_sa_answers = fabric.ProbeSa().ok();
       if (link && link->verify) {
         auto end = fabric.GetNodeInfoByRoute(link->route);
         round.master_link_end = end ? end->port_guid : 0;
@@ -128,7 +129,10 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   }
   const bool master_healthy = round.master_lid == 0 || round.master.has_value();
   const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
-  if (request.inventory && master_healthy && sa_reachable) {
+  // An SA that did not answer the probe would hold the MAD thread for the
+  // table request's whole timeout (the new master is still in its first
+  // sweep): the inventory waits for a round it answers in.
+  if (request.inventory && master_healthy && sa_reachable && round.master_sa_answers != false) {
     round.sms = TakeInventory(fabric, round, request.known_sm_lids, request.discover, request.route_wanted);
   }
   return round;

@@ -19,6 +19,9 @@
 //      the last inventory showed STANDBY, so that a standby claiming
 //      mastership (priority 14: preempt, or smctl failover run on it) is
 //      seen within a round, not at the next inventory (up to 2 s later);
+//   3c. when asked (a restart after a HANDOVER waits for the new master's
+//      first sweep to end), and the master answered step 3: one short SA
+//      request to it (Fabric::ProbeSa);
 //   4. when asked (every inventory interval), the SA's SMInfoRecords and a
 //      direct SMInfo Get of every SM known so far, because the SA answers
 //      from the master's own remote-SM table, which lags (fabric.h); now and
@@ -74,6 +77,9 @@ struct WatchRequest {
   // Step 3b: the STANDBYs to read (at most kMaxStandbyPolls), when the local
   // port names the local SM as master and no inventory is asked.
   std::vector<uint16_t> standby_lids;
+  // Step 3c: ask the SA at the watched master's LID whether it answers
+  // (Fabric::ProbeSa), after that master answered its poll.
+  bool probe_sa = false;
 };
 
 // The most STANDBYs step 3b reads in one round.
@@ -108,6 +114,8 @@ struct WatchRound {
   std::optional<Guid> master_link_switch;
   // Step 3b: the STANDBYs that answered, as they answered.
   std::vector<SmRecord> standbys;
+  // Step 3c: whether the watched master's SA answered; absent: not asked.
+  std::optional<bool> master_sa_answers;
   // Step 4: every SM with its LID, the direct reads overriding the SA's
   // rows. Absent when not asked, or when neither source answered.
   std::optional<std::vector<SmRecord>> sms;

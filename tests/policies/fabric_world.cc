@@ -155,19 +155,35 @@ void FabricWorld::Execute(SimNode& n, const std::vector<Action>& actions) {
 // master is the path seen to fail (docs/opensm-behaviour.md "Controlled failover: safe and unsafe
 // priority changes"), recorded as such.
 void FabricWorld::SetPriority(SimNode& n, int priority) {
+  const bool raised = priority > n.priority;
   n.priority = priority;
   if (!Answers(n)) return;
   if (n.state == SmState::kStandby) {
     for (const SimNode* m : Masters())
       if (m != &n && OutRanks(n.priority, n.guid, m->priority, m->guid)) bad_path_used_ = true;
+    if (raised) SweepOnTrap144(n);
   }
+  StartHeavySweep(n);
+}
+
+void FabricWorld::StartHeavySweep(SimNode& n) {
   if (sweep_steps_ == 0) HeavySweep(n);
   else if (n.sweep_in < 0) n.sweep_in = sweep_steps_;
 }
 
+// A STANDBY sends the master trap 144 when it enters STANDBY and when its
+// priority rises; the master sweeps on it (sweep_on_trap).
+void FabricWorld::SweepOnTrap144(const SimNode& from) {
+  for (auto& m : nodes_)
+    if (m.get() != &from && Answers(*m) && m->state == SmState::kMaster) StartHeavySweep(*m);
+}
+
+// Every heavy sweep re-reads opensm.conf, which the node's smsupd keeps at
+// the priority its policy commands.
 void FabricWorld::HeavySweep(SimNode& n) {
   n.sweep_in = -1;
   if (!Answers(n)) return;
+  if (n.smsupd_up && n.policy && n.policy->commanded_priority()) n.priority = *n.policy->commanded_priority();
   SimNode* higher = nullptr;
   for (auto& o : nodes_) {
     if (o.get() == &n || !Answers(*o) || o->state == SmState::kNotActive) continue;
@@ -202,14 +218,18 @@ void FabricWorld::Settle() {
   std::vector<SimNode*> masters;
   for (auto& o : nodes_)
     if (Answers(*o) && o->state == SmState::kMaster) masters.push_back(o.get());
+  std::vector<SimNode*> joined;
   for (SimNode* n : starting_) {
     if (!Answers(*n)) continue;
     if (masters.empty()) { n->state = SmState::kMaster; continue; }
     n->state = SmState::kStandby;
+    joined.push_back(n);
     for (SimNode* m : masters)
       if (OutRanks(n->priority, n->guid, m->priority, m->guid)) m->state = SmState::kStandby;
   }
   starting_.clear();
+  for (SimNode* n : joined)
+    if (n->state == SmState::kStandby) SweepOnTrap144(*n);
 }
 
 void FabricWorld::KillOpenSm(const std::string& name) {

@@ -100,6 +100,8 @@ class FabricWorld {
   void Execute(SimNode& n, const std::vector<Action>& actions);
   void SetPriority(SimNode& n, int priority);
   void HeavySweep(SimNode& n);
+  void StartHeavySweep(SimNode& n);
+  void SweepOnTrap144(const SimNode& from);
   void Handover(SimNode& target);
   void StartOpenSm(SimNode& n, int priority);
   void Settle();

@@ -814,6 +814,50 @@ TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
   }
 }
 
+// A standby handed the mastership by a MASTER whose OpenSM is dead (its SM
+// list shows no STANDBY): the OpenSM that handed over starts again as its
+// first sweep ends. The raise to 15 is written to opensm.conf with no
+// SIGHUP, so that no heavy sweep runs beside that OpenSM's discovery; the
+// sweep its trap 144 starts applies it. Only if no sweep applied it by
+// max(3 s, 1.5 x the first sweep) is it sent with a SIGHUP.
+TEST(PolicyStepTest, ANewMasterWithNoStandbyRaisesItselfAtItsNextSweepNotBySignal) {
+  for (bool applied_by_a_sweep : {true, false}) {
+    SCOPED_TRACE(applied_by_a_sweep ? "a trap's sweep applies it at 4 s" : "no sweep of its own");
+    FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+    Observation obs;
+    obs.opensm.running = true;
+    obs.opensm.first_sweep_running = true;
+    obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+    obs.local_port = LocalPort{4, 2, 2};
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15}, {kLocal, 2, SmState::kMaster, 5}};
+    const TimePoint handed = kT0 + Duration(1000);
+    int written_at_ms = -1;
+    int signalled_at_ms = -1;
+    for (int ms = 0; ms <= 12000; ms += 150) {
+      if (ms >= 2400) obs.opensm.first_sweep_running = false;
+      if (applied_by_a_sweep && ms >= 4000) obs.local_sm->priority = 15;
+      const Actions step = policy.Decide(obs, handed + Duration(ms));
+      if (written_at_ms < 0 && policy.commanded_priority() == 15) {
+        written_at_ms = ms;
+        EXPECT_TRUE(policy.priority_deferred());
+        EXPECT_TRUE(Announced(step, "PRIORITY_RAISE_WRITTEN"));
+      }
+      if (const Action* set = Find(step, Action::Kind::kSetLocalPriority)) {
+        EXPECT_EQ(set->priority, 15);
+        if (signalled_at_ms < 0) signalled_at_ms = ms;
+      }
+    }
+    EXPECT_EQ(policy.state(), SupervisorState::kMaster);
+    EXPECT_EQ(written_at_ms, 2400) << "written during the first sweep, or not right after it";
+    EXPECT_FALSE(policy.priority_deferred());
+    if (applied_by_a_sweep) {
+      EXPECT_EQ(signalled_at_ms, -1) << "a SIGHUP although a sweep had applied the raise";
+    } else {
+      ExpectFirstStepAfter(signalled_at_ms, 2400 + 2400 * 3 / 2);
+    }
+  }
+}
+
 // A MASTER with a STANDBY whose OpenSM died at `exited` (signal 9): it has
 // sent the standby a HANDOVER. `obs` is left as after the exit, with no SM list.
 FailoverPolicy MasterWhoseOpenSmDied(Observation& obs, TimePoint exited) {
@@ -859,6 +903,31 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
       case NewMaster::kNeverMaster: ExpectFirstStepAfter(restarted_at_ms, 3000); break;
     }
   }
+}
+
+// The new master's SA ignores every request until its first sweep as
+// master is over: the restart follows its first answer (with the port
+// naming it), not 2 s of a quiet ActCount. The daemon asks only while the
+// restart waits.
+TEST(PolicyStepTest, ADeadMastersRestartFollowsTheNewMastersSaAnswering) {
+  Observation obs;
+  const TimePoint exited = kT0 + Duration(1000);
+  FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
+  EXPECT_TRUE(policy.waits_for_new_master_sweep());
+  obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
+  int restarted_at_ms = -1;
+  for (int ms = 150; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
+    // The new master's SA answers from 4 s on, before its sweep reaches
+    // this node's port at 6 s; it sweeps at 1,000 SMPs/s throughout.
+    obs.master_sa_answers = ms >= 4000;
+    if (ms >= 6000) {
+      obs.local_port = LocalPort{4, 2, 1};
+      obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, static_cast<std::uint32_t>(ms), std::nullopt};
+    }
+    if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+  }
+  ExpectFirstStepAfter(restarted_at_ms, 6000);
+  EXPECT_FALSE(policy.waits_for_new_master_sweep());
 }
 
 // The new master's first sweep pauses while OpenSM waits out MAD timeouts:

@@ -11,7 +11,9 @@
 // - RemoveNode(lid): nothing answers at that LID;
 // - SendHandover to a STANDBY makes it MASTER (OpenSM does so at once);
 //   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
-// - GetSmInfoRecords lists every live SM, if some SM is MASTER;
+// - GetSmInfoRecords lists every live SM, if some SM is MASTER and the SA at
+//   the local port's SM LID is not silent (SetSaSilent); ProbeSa answers
+//   when the SM there is MASTER and its SA not silent;
 // - LID 0 in a query is the local port (SetLocalPort's lid);
 // - directed-route reads answer from what SetRoutePort / SetRouteNode set
 //   (a route nothing was set for gets no answer);
@@ -117,6 +119,13 @@ class FakeFabric : public Fabric {
     std::lock_guard lock(mutex_);
     handover_lag_reads_ = reads;
   }
+  // The SA at `lid` ignores every request (ProbeSa, GetSmInfoRecords), as
+  // OpenSM's does until its first sweep as master is over; false: it
+  // answers again.
+  void SetSaSilent(uint16_t lid, bool silent) {
+    std::lock_guard lock(mutex_);
+    nodes_[lid].sa_silent = silent;
+  }
   // Every HANDOVER is answered with an error status and changes nothing.
   void RefuseHandovers() {
     std::lock_guard lock(mutex_);
@@ -155,6 +164,10 @@ class FakeFabric : public Fabric {
   int calls() const {
     std::lock_guard lock(mutex_);
     return calls_;
+  }
+  int sa_probes() const {  // ProbeSa calls
+    std::lock_guard lock(mutex_);
+    return sa_probes_;
   }
   int walks() const {  // DiscoverPorts calls
     std::lock_guard lock(mutex_);
@@ -239,9 +252,20 @@ class FakeFabric : public Fabric {
     if (Dropped() || it == route_nodes_.end()) return Timeout("NodeInfo by directed route");
     return it->second;
   }
+  Status ProbeSa() override {
+    std::unique_lock lock = Enter();
+    ++sa_probes_;
+    auto it = nodes_.find(local_.sm_lid);
+    if (Dropped() || it == nodes_.end() || !it->second.has_sm || it->second.sa_silent ||
+        it->second.sm.state != SmState::kMaster)
+      return Timeout("SA ClassPortInfo", local_.sm_lid);
+    return Status::Ok();
+  }
   Result<std::vector<SmRecord>> GetSmInfoRecords() override {
     std::unique_lock lock = Enter();
     if (Dropped()) return Timeout("SA SMInfoRecord table");
+    if (auto sa = nodes_.find(local_.sm_lid); sa != nodes_.end() && sa->second.sa_silent)
+      return Timeout("SA SMInfoRecord table", local_.sm_lid);
     std::vector<SmRecord> records;
     bool master = false;
     for (const auto& [lid, node] : nodes_) {
@@ -301,6 +325,7 @@ class FakeFabric : public Fabric {
     PortInfo port;
     std::map<int, std::vector<uint16_t>> pkeys;
     int reads_until_master = 0;  // a HANDOVER taken, not yet MASTER (MasterAfterReads)
+    bool sa_silent = false;      // SetSaSilent
   };
 
   // Counts the call, waits at the gate, reports the delay; returns the lock.
@@ -330,6 +355,7 @@ class FakeFabric : public Fabric {
   int drop_next_ = 0;
   int calls_ = 0;
   int walks_ = 0;
+  int sa_probes_ = 0;
   int topology_walks_ = 0;
   std::optional<FabricTopology> topology_;
   std::chrono::milliseconds delay_{0};

@@ -135,7 +135,7 @@ TEST_F(UmadFabricIntegrationTest, QueriesAgreeWithTheFabric) {
   ASSERT_TRUE(own_lid.ok());
   std::string m = Lid(master_lid_), s = Lid(standby_lid_);
   auto answers = RunProbe({"local", "active-ports", "sminfo:" + m, "sminfo:" + s, "portinfo:" + m + ":0",
-                           "nodeinfo:" + m, "smrecords", "pkeys:" + m + ":1"});
+                           "nodeinfo:" + m, "smrecords", "saprobe", "pkeys:" + m + ":1"});
 
   const Json& local = answers["local"];
   ASSERT_TRUE(local.value("ok", false)) << local.dump();
@@ -156,6 +156,9 @@ TEST_F(UmadFabricIntegrationTest, QueriesAgreeWithTheFabric) {
   EXPECT_EQ(port["capability_mask"], truth->capability_mask);
   EXPECT_EQ(port["is_sm"], true);
   EXPECT_EQ(answers["nodeinfo:" + m]["nodeinfo"]["port_guid"], Guid(master_node_));
+
+  // The master's SA answers once its first sweep is over.
+  EXPECT_TRUE(answers["saprobe"].value("ok", false)) << answers["saprobe"].dump();
 
   const Json& records = answers["smrecords"]["records"];
   ASSERT_EQ(records.size(), 2u) << answers["smrecords"].dump();
@@ -192,6 +195,15 @@ TEST_F(UmadFabricIntegrationTest, SilentTargetsFailByTheMadTimeoutNotTheWatchdog
   }
   // The late answers of the stopped SM do not confuse the next call.
   ExpectSmInfo(answers["sminfo:" + Lid(master_lid_)], Guid(master_node_), 15, "MASTER");
+
+  // An SA that ignores the request (as OpenSM's does until its first sweep
+  // as master is over): the probe fails within its one short try.
+  ASSERT_TRUE(master_->process->Signal(SIGSTOP).ok());
+  auto probe_answers = RunProbe({"--deadline-ms", "5000", "saprobe"});
+  ASSERT_TRUE(master_->process->Signal(SIGCONT).ok());
+  const Json& silent_sa = probe_answers["saprobe"];
+  EXPECT_FALSE(silent_sa.value("ok", true)) << silent_sa.dump();
+  EXPECT_NE(silent_sa.value("error", "").find("no response"), std::string::npos) << silent_sa.dump();
 }
 
 TEST_F(UmadFabricIntegrationTest, HandoverAfterMasterKillMakesTheStandbyMaster) {

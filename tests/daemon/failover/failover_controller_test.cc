@@ -471,6 +471,39 @@ TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnc
   EXPECT_LT(seen_.starts.back().first, 15) << "restarted as a standby";
 }
 
+// The new master's SA ignores every request until its first sweep is over:
+// the dead master's OpenSM restarts at the first round in which that SA
+// answers (its port naming the new master), not 2 s of quiet ActCount later.
+TEST_F(FailoverControllerTest, ADeadMastersOpenSmRestartsAsSoonAsTheNewMastersSaAnswers) {
+  takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
+  ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
+  const size_t starts = seen_.starts.size();
+  fabric_->SetSaSilent(1, true);  // the new master's first sweep
+  fabric_->KillSm(2);
+  controller_->OpenSmChanged(false, "signal 9");
+  ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});  // SM LID: the new master
+  // Counted in rounds (kPoll each on the clock): 50 rounds are 1 s, less
+  // than the 2 s a quiet ActCount needs.
+  int round = 0;
+  int restarted_at = -1;
+  each_round_ = [&](const SubnetObservation&) {
+    ++round;
+    if (round == 50) fabric_->SetSaSilent(1, false);  // SUBNET UP
+    if (restarted_at < 0 && seen_.starts.size() > starts) restarted_at = round;
+  };
+  ASSERT_TRUE(RunUntil([&] { return restarted_at >= 0; })) << "OpenSM is not restarted";
+  EXPECT_GT(fabric_->sa_probes(), 0) << "the new master's SA was never asked";
+  EXPECT_GT(restarted_at, 50) << "restarted while the new master's SA was silent";
+  EXPECT_LE(restarted_at, 52) << "restarted late after the SA answered";
+  EXPECT_TRUE(seen_.starts.back().second) << "OpenSM is restarted";
+  EXPECT_LT(seen_.starts.back().first, 15) << "restarted as a standby";
+  each_round_ = nullptr;
+  const int probes = fabric_->sa_probes();
+  ASSERT_TRUE(RunRounds(5));
+  EXPECT_EQ(fabric_->sa_probes(), probes) << "the SA is still asked with no restart waiting";
+}
+
 // The HANDOVER's target never becomes MASTER (its OpenSM hangs, say): this
 // node must have an SM again after takeover_timeout. While the target is
 // MASTER but its first sweep has not reached this node (large fabrics), the
@@ -616,6 +649,46 @@ TEST_F(FailoverControllerTest, ANewMasterRaisesItsPriorityOnceItsFirstSweepIsLog
   controller_->SubnetUpLogged("Dec 04 02:39:47 597200 [300016C0] 0x02 -> SUBNET UP");
   ASSERT_TRUE(RunUntil([&] { return !seen_.priorities.empty() && seen_.priorities.back() == 15; }))
       << "not raised after the first sweep";
+}
+
+// A new master with no STANDBY (the SM that handed over is dead, and will
+// start again beside this master) writes its raise without a SIGHUP, and
+// sends the SIGHUP only if no heavy sweep of OpenSM's own applied it by
+// max(3 s, 1.5 x the first sweep). OPENSM_NOT_SWEEPING (a MASTER at the
+// wrong priority 10 s after a SIGHUP) counts from that SIGHUP, not from the
+// write.
+TEST_F(FailoverControllerTest, ANewMasterAloneSignalsItsRaiseOnlyAfterWaitingForASweep) {
+  drive_rounds_ = true;
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
+  fabric_->AddSm(1, {kRemote, 0, 0, 15, SmState::kMaster});
+  fabric_->AddSm(2, {kLocal, 0, 0, 5, SmState::kStandby});
+  Start(policy::Role::kStandby);
+  OpenSmRuns();
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
+  // Handed the mastership; the old master's OpenSM is gone. Times are
+  // taken in the rounds themselves (RunUntil may run past its condition).
+  std::optional<Clock::TimePoint> became_master, written, signalled;
+  each_round_ = [&](const SubnetObservation&) {
+    if (!became_master && InState(policy::SupervisorState::kMaster)) became_master = clock_.Now();
+    if (!written && controller_->policy().commanded_priority() == 15) written = clock_.Now();
+    if (!signalled && !seen_.priorities.empty()) signalled = clock_.Now();
+  };
+  fabric_->KillSm(1);
+  fabric_->SetSmState(2, SmState::kMaster);
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
+  controller_->SmStateLogged(true);
+  ASSERT_TRUE(RunUntil([&] { return became_master.has_value(); }));
+  ASSERT_TRUE(RunUntil([&] { return clock_.Now() - *became_master >= 8s; }));  // an 8 s first sweep
+  EXPECT_FALSE(written) << "raised during the first sweep";
+  controller_->SubnetUpLogged("Dec 04 02:39:47 597200 [300016C0] 0x02 -> SUBNET UP");
+  ASSERT_TRUE(RunUntil([&] { return written.has_value(); })) << "the raise was never written";
+  ASSERT_TRUE(RunUntil([&] { return signalled.has_value(); }, 20000ms)) << "never signalled";
+  EXPECT_EQ(seen_.priorities.front(), 15);
+  const auto waited = *signalled - *written;
+  EXPECT_GE(waited, 12s) << "signalled before 1.5 x the 8 s first sweep";
+  EXPECT_LE(waited, (*written - *became_master) * 3 / 2 + 2 * kPoll) << "signalled late";
+  each_round_ = nullptr;
+  EXPECT_FALSE(seen_.problems[kProblemOpenSmNotSweeping]) << "not sweeping, while no SIGHUP was sent";
 }
 
 // The ports read-out is held while the local OpenSM is in its first sweep
