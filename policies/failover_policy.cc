@@ -94,6 +94,12 @@ void FailoverPolicy::Absorb(const Observation& observation) {
     sms_known_ = true;
     sms_fresh_at_ = now_;
   }
+  if (running && observation.opensm.first_sweep_running) {
+    if (!first_sweep_started_) first_sweep_started_ = now_;
+  } else if (first_sweep_started_) {
+    if (running) last_first_sweep_ = FirstSweep{*first_sweep_started_, now_};  // its SUBNET UP
+    first_sweep_started_.reset();
+  }
   const bool local_master = running && observation.local_sm &&
                             observation.local_sm->state == SmState::kMaster;
   if (!local_master) {
@@ -252,44 +258,57 @@ void FailoverPolicy::SetPriority(int priority) {
   Emit(Action::SetLocalPriority(priority));
 }
 
-// A new MASTER's raise to the master priority is written to opensm.conf
-// (the daemon rewrites it to the commanded priority after every step) with
-// no SIGHUP. Every heavy sweep re-reads the file (osm_state_mgr.c), and a
-// SIGHUP now would start one at once: beside the discovery of the OpenSM
-// that handed over, restarted as this first sweep ended, which then took
-// 4-5 s instead of ~1 s on 2,592 HCAs and risked missing this master's
-// SMInfo. That OpenSM sends this master trap 144 as it enters STANDBY, and
-// the heavy sweep the trap starts (sweep_on_trap) applies the raise. Only if
-// no heavy sweep applied it by max(kRaiseHangupFloor, 1.5 x the first sweep)
-// is it sent with a SIGHUP (HangUpDeferredRaise).
+// Raised at once when an SM outranks the priority OpenSM runs at now (a
+// MASTER back from a yield to 0 whose handover failed): OpenSM's next sweep
+// would hand that SM the mastership.
+bool FailoverPolicy::OutrankedNow() const {
+  const int running = observation_->local_sm ? observation_->local_sm->priority : 0;
+  return std::any_of(view_.begin(), view_.end(), [&](const SmEntry& sm) {
+    return sm.guid != config_.local_guid && sm.state != SmState::kNotActive &&
+           OutRanks(sm.priority, sm.guid, running, config_.local_guid);
+  });
+}
+
+// A new MASTER's raise to the master priority, right after its first sweep
+// as master, is written to opensm.conf (the daemon rewrites it to the
+// commanded priority after every step) with no SIGHUP. Every heavy sweep
+// re-reads the file, and a SIGHUP now would start one at once: beside the
+// discovery of the OpenSM that handed over, restarted as this first sweep
+// ended, which then took 4-5 s instead of ~1.5 s on 2,592 HCAs and could
+// miss this master's SMInfo. That OpenSM sends this master trap 144 as it
+// enters STANDBY, and the heavy sweep the trap starts (sweep_on_trap)
+// applies the raise. Only if no heavy sweep applied it by max(3 s, 1.5 x
+// the first sweep), first_sweep_hold at most, is it sent with a SIGHUP
+// (HangUpDeferredRaise). Any other raise is a SIGHUP at once: with another
+// SM STANDBY already (a preempt, a handover to a live standby) no OpenSM is
+// starting, and a raise long after the first sweep follows no handover.
 void FailoverPolicy::RaiseMaster() {
   const int priority = config_.master_priority;
   if (commanded_priority_ == priority) return;
-  // Raised at once when no OpenSM can be starting: another SM is STANDBY
-  // already (a preempt, a handover to a live standby). And when an SM
-  // outranks the priority OpenSM runs at now (a MASTER back from a yield
-  // to 0 whose handover failed): its next sweep would hand that SM the
-  // mastership.
-  const int running = observation_->local_sm ? observation_->local_sm->priority : 0;
-  const bool at_once = std::any_of(view_.begin(), view_.end(), [&](const SmEntry& sm) {
-    return sm.guid != config_.local_guid &&
-           (sm.state == SmState::kStandby ||
-            (sm.state != SmState::kNotActive && OutRanks(sm.priority, sm.guid, running, config_.local_guid)));
+  const bool standby_listed = std::any_of(view_.begin(), view_.end(), [&](const SmEntry& sm) {
+    return sm.guid != config_.local_guid && sm.state == SmState::kStandby;
   });
-  if (at_once) {
+  const bool after_first_sweep =
+      last_first_sweep_ && now_ - last_first_sweep_->ended <= config_.first_sweep_hold;
+  if (standby_listed || !after_first_sweep || OutrankedNow()) {
     SetPriority(priority);
     return;
   }
   commanded_priority_ = priority;
-  const Duration swept = std::chrono::duration_cast<Duration>(now_ - local_master_since_.value_or(now_));
-  deferred_raise_ = DeferredRaise{now_, std::max(kRaiseHangupFloor, swept * 3 / 2)};
+  const auto first_sweep =
+      std::chrono::duration_cast<Duration>(last_first_sweep_->ended - last_first_sweep_->started);
+  const Duration wait = std::min(std::max(kRaiseHangupFloor, first_sweep * 3 / 2),
+                                 std::chrono::duration_cast<Duration>(config_.first_sweep_hold));
+  deferred_raise_ = DeferredRaise{now_, wait};
   Emit(Action::EmitEvent("PRIORITY_RAISE_WRITTEN",
                          "sm_priority " + std::to_string(priority) +
                              " written to opensm.conf; OpenSM applies it at its next heavy sweep "
-                             "(SIGHUP in " + std::to_string(deferred_raise_->wait.count()) +
-                             " ms if none has)"));
+                             "(SIGHUP in " +
+                             std::to_string(wait.count()) + " ms if none has)"));
 }
 
+// While a second MASTER is seen, the dual-master rule decides who yields;
+// the raise must not change who wins it.
 void FailoverPolicy::HangUpDeferredRaise() {
   if (!deferred_raise_) return;
   const auto& local = observation_->local_sm;
@@ -297,7 +316,8 @@ void FailoverPolicy::HangUpDeferredRaise() {
     deferred_raise_.reset();  // a heavy sweep applied it
     return;
   }
-  if (now_ - deferred_raise_->at < deferred_raise_->wait) return;
+  if (RemoteMaster()) return;
+  if (now_ - deferred_raise_->at < deferred_raise_->wait && !OutrankedNow()) return;
   deferred_raise_.reset();
   Emit(Action::SetLocalPriority(*commanded_priority_));
 }
@@ -319,7 +339,11 @@ void FailoverPolicy::HangUpDeferredRaise() {
 // raise waits for a heavy sweep of OpenSM's own (RaiseMaster).
 void FailoverPolicy::ReconcilePriority() {
   const bool local_master = state_ == SupervisorState::kMaster && LocalState() == SmState::kMaster;
-  if (!observation_->opensm.running || !local_master) deferred_raise_.reset();
+  // Kept through a round whose local SMInfo read failed: the raise it
+  // waits to see applied is still commanded.
+  const bool left_master =
+      state_ != SupervisorState::kMaster || (LocalState() && LocalState() != SmState::kMaster);
+  if (!observation_->opensm.running || left_master) deferred_raise_.reset();
   if (!observation_->opensm.running || !commanded_priority_) return;
   const auto master = RemoteMaster();
   if (local_master) {
@@ -388,11 +412,12 @@ void FailoverPolicy::StepDownWhenIsolated() {
 // The restart OnOpenSmExited deferred after its HANDOVER: once the local
 // port's SM LID names the new master (its first sweep has reached this
 // node, and the ports, at least, know their master) and that sweep is over
-// (its SA answers; or, where the SA is not asked, NewMasterSweeping), or
-// at the deadline (it never showed: this node must
-// have an SM again). While the new master is seen MASTER (an SM list taken
-// after the exit, or its SMInfo), the subnet has its SM and the wait goes on up to
-// first_sweep_hold: on 10,000 HCAs the first sweep takes longer than
+// (its SA answers, with the ActCount no longer rising at a sweep's rate;
+// or, while the SA does not answer, NewMasterSweeping), or at the deadline
+// (it never showed: this node must have an SM again). While the new
+// master is seen MASTER (an SM list taken after the exit, or its SMInfo),
+// the subnet has its SM and the wait goes on up to first_sweep_hold: on
+// 10,000 HCAs the first sweep takes longer than
 // takeover_timeout to reach this node, and a restart at 3 s put this
 // OpenSM's walk beside it (far port 5.8 s against a floor of 3.7 s). The
 // sweep goes on after it reached this node (to ~14 s on 10,000 HCAs, the
@@ -425,7 +450,10 @@ void FailoverPolicy::RestartAfterHandover() {
                        (shown && watched->consecutive_misses == 0 && watched->state == SmState::kMaster);
   const bool sweeping = NewMasterSweeping();
   // Its SA answers: the first sweep is over, now, not kNewMasterQuiet later.
-  const bool swept = shown && observation_->master_sa_answers.value_or(false);
+  // Unless this very reading still rose at a sweep's rate: a first sweep
+  // that ends in errors lets the SA answer and sweeps again at once.
+  const bool swept = shown && observation_->master_sa_answers.value_or(false) &&
+                     restart_after_handover_ && restart_after_handover_->busy_at != now_;
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
   const bool restart = (shown && (swept || !sweeping)) || now_ >= deadline;

@@ -129,6 +129,7 @@ class FailoverPolicy {
   void ReconcilePriority();
   void RaiseMaster();
   void HangUpDeferredRaise();
+  bool OutrankedNow() const;
   void ExtendHandoverWhileSweeping();
   void YieldIfHandoverFailed();
   void RestartAfterHandover();
@@ -312,6 +313,14 @@ class FailoverPolicy {
   // A deferred raise waits at least this long for a heavy sweep OpenSM
   // starts by itself, and at least 1.5 times the first sweep it follows.
   static constexpr Duration kRaiseHangupFloor{3000};
+  // The local OpenSM's last first sweep as master, from its "Entering
+  // MASTER state" to its SUBNET UP as the observations showed them.
+  struct FirstSweep {
+    TimePoint started{};
+    TimePoint ended{};
+  };
+  std::optional<TimePoint> first_sweep_started_;
+  std::optional<FirstSweep> last_first_sweep_;
   bool restart_after_port_down_ = false;  // OpenSM exited while the port was Down
   // A MASTER's OpenSM exited with no STANDBY on an old SM list
   // (HandOverOnFreshList): since the exit, and how it exited.

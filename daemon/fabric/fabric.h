@@ -260,12 +260,16 @@ class Fabric {
   // you know (GetSmInfo) rather than trusting this list alone. The SA's
   // records carry SM_Key 0 (it hides keys from untrusted requesters).
   virtual Result<std::vector<SmRecord>> GetSmInfoRecords() = 0;
-  // SubnAdmGet(ClassPortInfo) from the SA at the master SM's LID, one short
-  // try: Ok when it answered. OpenSM's SA ignores every request while it is
-  // not MASTER or its first heavy sweep as master is not over
-  // (osm_sa_mad_ctrl.c), so an answer says that sweep has ended. Default:
+  // SubnAdmGet(ClassPortInfo) from the SA at `sm_lid`, one short try: Ok
+  // when it answered. OpenSM's SA ignores every request while it is not
+  // MASTER or its first heavy sweep as master is not over
+  // (osm_sa_mad_ctrl.c), so an answer says that sweep has ended (cleanly or
+  // in errors, after which OpenSM sweeps again at once). Default:
   // unsupported (an error).
-  virtual Status ProbeSa() { return Error{"this fabric cannot ask the SA"}; }
+  virtual Status ProbeSa(uint16_t sm_lid) {
+    (void)sm_lid;
+    return Error{"this fabric cannot ask the SA"};
+  }
   // The whole P_Key table of `port` at `lid` (every block up to the port's
   // partition capacity), in table order. Entries are raw: bit 15 set means
   // full membership, 0x0000 is an empty slot (kept, so indices are real).

@@ -232,21 +232,20 @@ Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
   return records;
 }
 
-Status UmadFabric::ProbeSa() {
-  Result<PortInfo> local = LocalPortInfo();
-  if (!local) return Error{local.error().message};
-  if (local->sm_lid == 0) return Error{"the local port knows no master SM (SM LID 0)"};
+Status UmadFabric::ProbeSa(uint16_t sm_lid) {
+  if (Status opened = Open(); !opened) return opened;
+  if (sm_lid == 0) return Error{"no SA at LID 0"};
   ib_rpc_t rpc = {};
   rpc.mgtclass = IB_SA_CLASS;
   rpc.method = IB_MAD_METHOD_GET;
   rpc.attr.id = CLASS_PORT_INFO;
   ib_portid_t dest = {};
-  dest.lid = local->sm_lid;
+  dest.lid = sm_lid;
   dest.qp = 1;
   dest.qkey = IB_DEFAULT_QP1_QKEY;
   Result<MadResponse> response =
       sa_probe_transport_->Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
-                                AtLid("SA ClassPortInfo", local->sm_lid));
+                                AtLid("SA ClassPortInfo", sm_lid));
   if (!response) return Error{response.error().message};
   return Status::Ok();
 }

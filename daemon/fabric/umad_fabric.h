@@ -69,7 +69,7 @@ class UmadFabric : public Fabric {
   Result<PortInfo> GetPortInfoByRoute(const DirectedRoute& route, int port) override;
   Result<NodeInfo> GetNodeInfoByRoute(const DirectedRoute& route) override;
   Result<std::vector<SmRecord>> GetSmInfoRecords() override;
-  Status ProbeSa() override;
+  Status ProbeSa(uint16_t sm_lid) override;
   Result<std::vector<uint16_t>> GetPKeyTable(uint16_t lid, int port) override;
   Result<std::vector<uint8_t>> GetLinearForwardingTable(uint16_t lid) override;
   Status SendHandover(uint16_t target_lid, const SmInfo& local) override;

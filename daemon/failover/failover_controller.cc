@@ -24,6 +24,11 @@ constexpr int kWalkSpacingAlone = 10;
 // A STANDBY walks only to learn the far port of the failover timeline: once,
 // and again this long after a walk that found none.
 constexpr std::chrono::minutes kFarPortWalkRetry{10};
+// After a round in which the new master's SA answered but the restart it
+// gates still waits (its ActCount rose at a sweep's rate), the next round
+// comes this soon. Idle, OpenSM sends a few MADs in that time (answers to
+// polls); sweeping, it sends hundreds.
+constexpr std::chrono::milliseconds kSaAnsweredRecheck{50};
 // OpenSM logged ERR 2F18 this recently: SM_KEY_MISMATCH stays raised.
 constexpr std::chrono::seconds kSmKeyMismatchMemory{60};
 
@@ -156,6 +161,11 @@ void FailoverController::RunRound() {
         auto delay = round_again_ ? std::chrono::milliseconds(0)
                                   : std::max(std::chrono::milliseconds(0),
                                              timing_.poll_interval - elapsed);
+        // The new master's SA answered while its ActCount still rose at a
+        // sweep's rate (the sweep's last MADs, or a sweep begun again): the
+        // next reading, sooner, says which.
+        if (round && round->master_sa_answers == true && policy_.waits_for_new_master_sweep())
+          delay = std::min(delay, kSaAnsweredRecheck);
         round_again_ = false;
         ScheduleRound(delay);
         ScheduleGlance();  // counted from this round's end (and again after a Down or silent glance)

@@ -110,7 +110,7 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
       // The master's cable is dead: no SMInfo poll to wait out.
     } else if (auto master = PollSmInfo(fabric, port->sm_lid, round)) {
       round.master = *master;
-      if (request.probe_sa) round.master_sa_answers = fabric.ProbeSa().ok();
+      if (request.probe_sa) round.master_sa_answers = fabric.ProbeSa(port->sm_lid).ok();
       if (link && link->verify) {
         auto end = fabric.GetNodeInfoByRoute(link->route);
         round.master_link_end = end ? end->port_guid : 0;
@@ -131,7 +131,8 @@ WatchRound RunWatchRound(Fabric& fabric, const WatchRequest& request) {
   const bool sa_reachable = port->port_state == kPortStateActive && port->sm_lid != 0;
   // An SA that did not answer the probe would hold the MAD thread for the
   // table request's whole timeout (the new master is still in its first
-  // sweep): the inventory waits for a round it answers in.
+  // sweep): the inventory (the table and the direct reads of known SMs)
+  // waits for a round it answers in.
   if (request.inventory && master_healthy && sa_reachable && round.master_sa_answers != false) {
     round.sms = TakeInventory(fabric, round, request.known_sm_lids, request.discover, request.route_wanted);
   }

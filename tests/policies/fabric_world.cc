@@ -183,7 +183,8 @@ void FabricWorld::SweepOnTrap144(const SimNode& from) {
 void FabricWorld::HeavySweep(SimNode& n) {
   n.sweep_in = -1;
   if (!Answers(n)) return;
-  if (n.smsupd_up && n.policy && n.policy->commanded_priority()) n.priority = *n.policy->commanded_priority();
+  if (n.smsupd_up && n.policy && n.policy->commanded_priority())
+    n.priority = *n.policy->commanded_priority();
   SimNode* higher = nullptr;
   for (auto& o : nodes_) {
     if (o.get() == &n || !Answers(*o) || o->state == SmState::kNotActive) continue;

@@ -829,14 +829,17 @@ TEST(PolicyStepTest, ANewMasterWithNoStandbyRaisesItselfAtItsNextSweepNotBySigna
     obs.opensm.first_sweep_running = true;
     obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
     obs.local_port = LocalPort{4, 2, 2};
-    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15}, {kLocal, 2, SmState::kMaster, 5}};
+    obs.sms =
+        std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15}, {kLocal, 2, SmState::kMaster, 5}};
     const TimePoint handed = kT0 + Duration(1000);
     int written_at_ms = -1;
     int signalled_at_ms = -1;
     for (int ms = 0; ms <= 12000; ms += 150) {
       if (ms >= 2400) obs.opensm.first_sweep_running = false;
       if (applied_by_a_sweep && ms >= 4000) obs.local_sm->priority = 15;
-      const Actions step = policy.Decide(obs, handed + Duration(ms));
+      Observation step_obs = obs;
+      if (ms == 4500) step_obs.local_sm.reset();  // one local SMInfo read lost
+      const Actions step = policy.Decide(step_obs, handed + Duration(ms));
       if (written_at_ms < 0 && policy.commanded_priority() == 15) {
         written_at_ms = ms;
         EXPECT_TRUE(policy.priority_deferred());
@@ -856,6 +859,32 @@ TEST(PolicyStepTest, ANewMasterWithNoStandbyRaisesItselfAtItsNextSweepNotBySigna
       ExpectFirstStepAfter(signalled_at_ms, 2400 + 2400 * 3 / 2);
     }
   }
+}
+
+// A raise that does not follow a first sweep as master (here: no SM list
+// confirmed the mastership until long after it) follows no handover: no
+// OpenSM is starting beside it, and it is a SIGHUP at once.
+TEST(PolicyStepTest, ARaiseLongAfterTheFirstSweepIsSignalledAtOnce) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  Observation obs;
+  obs.opensm.running = true;
+  obs.opensm.first_sweep_running = true;
+  obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+  obs.local_port = LocalPort{4, 2, 2};
+  const TimePoint handed = kT0 + Duration(1000);
+  int raised_at_ms = -1;
+  for (int ms = 0; ms <= 30000 && raised_at_ms < 0; ms += 150) {
+    if (ms >= 2400) obs.opensm.first_sweep_running = false;
+    Observation step_obs = obs;
+    if (ms >= 25000)  // the first SM list since the handover
+      step_obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15},
+                                          {kLocal, 2, SmState::kMaster, 5}};
+    const Actions step = policy.Decide(step_obs, handed + Duration(ms));
+    if (const Action* set = Find(step, Action::Kind::kSetLocalPriority); set && set->priority == 15)
+      raised_at_ms = ms;
+  }
+  ExpectFirstStepAfter(raised_at_ms, 25000);
+  EXPECT_FALSE(policy.priority_deferred());
 }
 
 // A MASTER with a STANDBY whose OpenSM died at `exited` (signal 9): it has
@@ -906,28 +935,35 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
 }
 
 // The new master's SA ignores every request until its first sweep as
-// master is over: the restart follows its first answer (with the port
-// naming it), not 2 s of a quiet ActCount. The daemon asks only while the
-// restart waits.
+// master is over: the restart follows its first answer, not 2 s of a quiet
+// ActCount -- once a reading shows the ActCount no longer rising at a
+// sweep's rate: a first sweep that ends in errors lets the SA answer and
+// sweeps again at once. The daemon asks only while the restart waits.
 TEST(PolicyStepTest, ADeadMastersRestartFollowsTheNewMastersSaAnswering) {
-  Observation obs;
-  const TimePoint exited = kT0 + Duration(1000);
-  FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
-  EXPECT_TRUE(policy.waits_for_new_master_sweep());
-  obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
-  int restarted_at_ms = -1;
-  for (int ms = 150; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
-    // The new master's SA answers from 4 s on, before its sweep reaches
-    // this node's port at 6 s; it sweeps at 1,000 SMPs/s throughout.
-    obs.master_sa_answers = ms >= 4000;
-    if (ms >= 6000) {
-      obs.local_port = LocalPort{4, 2, 1};
-      obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, static_cast<std::uint32_t>(ms), std::nullopt};
+  for (bool sweeps_again : {false, true}) {
+    SCOPED_TRACE(sweeps_again ? "its first sweep ends in errors at 4 s and it sweeps again to 9 s"
+                              : "its first sweep ends at 4 s");
+    Observation obs;
+    const TimePoint exited = kT0 + Duration(1000);
+    FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
+    EXPECT_TRUE(policy.waits_for_new_master_sweep());
+    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
+    obs.local_port = LocalPort{4, 2, 1};  // its sweep has reached this node
+    const int sweep_end_ms = sweeps_again ? 9000 : 4050;
+    int restarted_at_ms = -1;
+    for (int ms = 3000; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
+      // 1,000 SMPs/s while it sweeps, then only answers to polls.
+      const auto act = static_cast<std::uint32_t>(
+          ms <= sweep_end_ms ? ms : sweep_end_ms + (ms - sweep_end_ms) / 150);
+      obs.master = MasterWatch{kPeer, 1, 5, SmState::kMaster, 0, act, std::nullopt};
+      obs.master_sa_answers = ms >= 4050;
+      if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm))
+        restarted_at_ms = ms;
     }
-    if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
+    // The first quiet reading after the SA answered.
+    ExpectFirstStepAfter(restarted_at_ms, sweep_end_ms + 1);
+    EXPECT_FALSE(policy.waits_for_new_master_sweep());
   }
-  ExpectFirstStepAfter(restarted_at_ms, 6000);
-  EXPECT_FALSE(policy.waits_for_new_master_sweep());
 }
 
 // The new master's first sweep pauses while OpenSM waits out MAD timeouts:

@@ -230,9 +230,9 @@ bool ParseQuery(const Args& p, ProbeCommand& c) {
     c.run = [l = Lid(p, 1), n = Num(p, 2)](Fabric& f) { return CountersJson(f, l, n); };
   } else if (name == "smrecords" && p.size() == 1) {
     c.run = SmRecordsJson;
-  } else if (name == "saprobe" && p.size() == 1) {
-    c.run = [](Fabric& f) -> Result<Json> {
-      Status answered = f.ProbeSa();
+  } else if (name == "saprobe" && p.size() == 2) {
+    c.run = [l = Lid(p, 1)](Fabric& f) -> Result<Json> {
+      Status answered = f.ProbeSa(l);
       if (!answered) return Error{answered.message()};
       return Json::object();
     };

@@ -6,7 +6,7 @@
 //   fabric_probe [--port-guid 0x..] [--timeout-ms N] [--attempts N]
 //                [--deadline-ms N] [--discovery-window N] COMMAND...
 // COMMAND: local | active-ports | sminfo:LID | portinfo:LID:PORT |
-//          nodeinfo:LID | smrecords | saprobe | pkeys:LID:PORT | discover |
+//          nodeinfo:LID | smrecords | saprobe:LID | pkeys:LID:PORT | discover |
 //          handover:LID:GUID:PRIORITY | wait-master:LID:MS | wait-smlid:LID:MS |
 //          time-sminfo:LID:COUNT (round-trip latency: median, p99, max) |
 //          topology | counters:LID:PORT |

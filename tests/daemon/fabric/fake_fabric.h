@@ -12,8 +12,8 @@
 // - SendHandover to a STANDBY makes it MASTER (OpenSM does so at once);
 //   GUID 0 is refused as by every Fabric (CheckSmInfoPayload);
 // - GetSmInfoRecords lists every live SM, if some SM is MASTER and the SA at
-//   the local port's SM LID is not silent (SetSaSilent); ProbeSa answers
-//   when the SM there is MASTER and its SA not silent;
+//   the local port's SM LID is not silent (SetSaSilent); ProbeSa(lid)
+//   answers when the SM at lid is MASTER and its SA not silent;
 // - LID 0 in a query is the local port (SetLocalPort's lid);
 // - directed-route reads answer from what SetRoutePort / SetRouteNode set
 //   (a route nothing was set for gets no answer);
@@ -252,13 +252,13 @@ class FakeFabric : public Fabric {
     if (Dropped() || it == route_nodes_.end()) return Timeout("NodeInfo by directed route");
     return it->second;
   }
-  Status ProbeSa() override {
+  Status ProbeSa(uint16_t sm_lid) override {
     std::unique_lock lock = Enter();
     ++sa_probes_;
-    auto it = nodes_.find(local_.sm_lid);
+    auto it = nodes_.find(sm_lid);
     if (Dropped() || it == nodes_.end() || !it->second.has_sm || it->second.sa_silent ||
         it->second.sm.state != SmState::kMaster)
-      return Timeout("SA ClassPortInfo", local_.sm_lid);
+      return Timeout("SA ClassPortInfo", sm_lid);
     return Status::Ok();
   }
   Result<std::vector<SmRecord>> GetSmInfoRecords() override {

@@ -134,8 +134,9 @@ TEST_F(UmadFabricIntegrationTest, QueriesAgreeWithTheFabric) {
   auto own_lid = WaitForCaLid(probe(), fabric().topology(), kProbeNode, kSweepDeadline);
   ASSERT_TRUE(own_lid.ok());
   std::string m = Lid(master_lid_), s = Lid(standby_lid_);
-  auto answers = RunProbe({"local", "active-ports", "sminfo:" + m, "sminfo:" + s, "portinfo:" + m + ":0",
-                           "nodeinfo:" + m, "smrecords", "saprobe", "pkeys:" + m + ":1"});
+  auto answers =
+      RunProbe({"local", "active-ports", "sminfo:" + m, "sminfo:" + s, "portinfo:" + m + ":0",
+                "nodeinfo:" + m, "smrecords", "saprobe:" + m, "pkeys:" + m + ":1"});
 
   const Json& local = answers["local"];
   ASSERT_TRUE(local.value("ok", false)) << local.dump();
@@ -158,7 +159,7 @@ TEST_F(UmadFabricIntegrationTest, QueriesAgreeWithTheFabric) {
   EXPECT_EQ(answers["nodeinfo:" + m]["nodeinfo"]["port_guid"], Guid(master_node_));
 
   // The master's SA answers once its first sweep is over.
-  EXPECT_TRUE(answers["saprobe"].value("ok", false)) << answers["saprobe"].dump();
+  EXPECT_TRUE(answers["saprobe:" + m].value("ok", false)) << answers["saprobe:" + m].dump();
 
   const Json& records = answers["smrecords"]["records"];
   ASSERT_EQ(records.size(), 2u) << answers["smrecords"].dump();
@@ -199,11 +200,13 @@ TEST_F(UmadFabricIntegrationTest, SilentTargetsFailByTheMadTimeoutNotTheWatchdog
   // An SA that ignores the request (as OpenSM's does until its first sweep
   // as master is over): the probe fails within its one short try.
   ASSERT_TRUE(master_->process->Signal(SIGSTOP).ok());
-  auto probe_answers = RunProbe({"--deadline-ms", "5000", "saprobe"});
+  const std::string probe_sa = "saprobe:" + Lid(master_lid_);
+  auto probe_answers = RunProbe({"--deadline-ms", "5000", probe_sa});
   ASSERT_TRUE(master_->process->Signal(SIGCONT).ok());
-  const Json& silent_sa = probe_answers["saprobe"];
+  const Json& silent_sa = probe_answers[probe_sa];
   EXPECT_FALSE(silent_sa.value("ok", true)) << silent_sa.dump();
-  EXPECT_NE(silent_sa.value("error", "").find("no response"), std::string::npos) << silent_sa.dump();
+  EXPECT_NE(silent_sa.value("error", "").find("no response"), std::string::npos)
+      << silent_sa.dump();
 }
 
 TEST_F(UmadFabricIntegrationTest, HandoverAfterMasterKillMakesTheStandbyMaster) {

@@ -144,6 +144,24 @@ Status FailoverBed::WaitForProbeState(const std::string& node, SmStateValue stat
   return Status::Ok();
 }
 
+Status FailoverBed::WaitForProbePriority(const std::string& node, int priority,
+                                         milliseconds deadline) {
+  Status s = WaitFor(
+      node + "'s SM at priority " + std::to_string(priority),
+      [&](std::string& why) {
+        Result<SmInfoView> sm = probe().SmInfo(LidOf(node));
+        if (!sm) {
+          why = sm.error().message;
+          return false;
+        }
+        why = "priority " + std::to_string(sm->priority);
+        return sm->priority == priority;
+      },
+      deadline, milliseconds(100));
+  if (!s) return Error{s.message() + "\n" + Diagnostics()};
+  return s;
+}
+
 Status FailoverBed::WaitForSmsupdState(const std::string& node, const std::string& state, milliseconds deadline) {
   Status s = Node(node).WaitForSmState(state, deadline);
   if (!s) return Error{s.message() + "\n" + Diagnostics()};

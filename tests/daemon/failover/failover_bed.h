@@ -71,6 +71,10 @@ class FailoverBed {
   Status WaitForSoleMaster(const std::string& node, std::chrono::milliseconds deadline);
   // SMInfo of `node`'s SM in `state`, as the probe reads it.
   Status WaitForProbeState(const std::string& node, SmStateValue state, std::chrono::milliseconds deadline);
+  // SMInfo of `node`'s SM at `priority`, as the probe reads it (what its
+  // OpenSM runs at, not what smsupd wrote to opensm.conf).
+  Status WaitForProbePriority(const std::string& node, int priority,
+                              std::chrono::milliseconds deadline);
   // smctl --json status of `node`: local_sm.state == `state`.
   Status WaitForSmsupdState(const std::string& node, const std::string& state,
                             std::chrono::milliseconds deadline);

@@ -52,6 +52,11 @@ class FailoverCommandTest : public FailoverTest {
     ExpectSoleMaster(master);
     ExpectEveryCaFollows(master);
     EXPECT_OK(bed().WaitForProbeState(old, SmStateValue::kStandby, kFailoverDeadline));
+    // The priorities end as planned: the new master's raise to 15 is applied
+    // by OpenSM (a heavy sweep after the old master's return, or a SIGHUP),
+    // and the old master moves to the standby priority under it.
+    EXPECT_OK(bed().WaitForProbePriority(master, 15, kFailoverDeadline));
+    EXPECT_OK(bed().WaitForProbePriority(old, 5, kFailoverDeadline));
     EXPECT_OK(bed().HoldSoleMaster(
         "sole master " + master + " (no flip back)", master,
         milliseconds(kCommandHoldTimeS * 1000 + 5000)));

@@ -688,7 +688,8 @@ TEST_F(FailoverControllerTest, ANewMasterAloneSignalsItsRaiseOnlyAfterWaitingFor
   EXPECT_GE(waited, 12s) << "signalled before 1.5 x the 8 s first sweep";
   EXPECT_LE(waited, (*written - *became_master) * 3 / 2 + 2 * kPoll) << "signalled late";
   each_round_ = nullptr;
-  EXPECT_FALSE(seen_.problems[kProblemOpenSmNotSweeping]) << "not sweeping, while no SIGHUP was sent";
+  EXPECT_FALSE(seen_.problems[kProblemOpenSmNotSweeping])
+      << "not sweeping, while no SIGHUP was sent";
 }
 
 // The ports read-out is held while the local OpenSM is in its first sweep
