@@ -100,7 +100,11 @@ void FailoverController::RunRound() {
   // Never while a failover is under way (a timeline runs): the new
   // master's first sweep needs the switches' SMAs to itself; the walk beside
   // it cost ~300 ms of that sweep on 2,592 HCAs.
+  // Nor right after a failover that made this SM master: the OpenSM that
+  // handed over starts again at the new master's SUBNET UP, and its
+  // discovery needs the switches' SMAs as much.
   request.discover = request.inventory && !watching && !timeline_.active() &&
+                     round_started_ >= walk_hold_until_ &&
                      (round_started_ >= discovery_due_ || (!standby_known && round_started_ >= alone_walk_due_));
   // A STANDBY with a healthy master and no far port yet walks once: the
   // walk holds the MAD thread (~0.3 s at 648 HCAs), so never while the

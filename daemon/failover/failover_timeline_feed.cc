@@ -103,6 +103,8 @@ void FailoverController::FinishTimeline() {
   std::optional<nlohmann::json> details = timeline_.TakeFinished(WallNow());
   if (!details) return;
   far_timer_.cancel();
+  if (!details->value("local_master_ms", nlohmann::json()).is_null())
+    walk_hold_until_ = clock_.Now() + kWalkHoldAfterTakeover;
   const std::string text = FailoverTimeline::Describe(*details);
   spdlog::info("FAILOVER_TIMELINE {}", text);
   (*details)["text"] = text;

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/io_context.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "tests/daemon/fabric/fake_fabric.h"
 #include "tests/daemon/support/manual_clock.h"
@@ -604,6 +606,43 @@ TEST_F(FailoverControllerTest, AFailoverWithNoStandbyKnownWalksTheSubnetForOne) 
   const int walks = fabric_->walks();
   FailoverAndWait();
   ASSERT_TRUE(RunUntil([&] { return fabric_->walks() > walks; })) << "no walk for a standby";
+}
+
+// A new master with no STANDBY walks the subnet for one -- but not in the
+// kWalkHoldAfterTakeover after the failover that made it master: the
+// OpenSM that handed over starts again at its SUBNET UP, and the walk's
+// SMPs would queue beside that OpenSM's discovery at every switch.
+TEST_F(FailoverControllerTest, ANewMasterDoesNotWalkTheSubnetRightAfterItsFailover) {
+  drive_rounds_ = true;
+  ASSERT_NO_FATAL_FAILURE(RunningStandbyUnderTheRemoteMaster());
+  fabric_->KillSm(1);
+  fabric_->SetSmState(2, SmState::kMaster);
+  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 2});
+  controller_->SmStateLogged(true);
+  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
+  ASSERT_TRUE(RunRounds(20));
+  const int walks = fabric_->walks();
+  // OpenSM's line, stamped now (local time, as OpenSM writes it): the
+  // timeline takes its time, and with no far port known it ends here.
+  const auto wall = std::chrono::system_clock::now();
+  const std::time_t now = std::chrono::system_clock::to_time_t(wall);
+  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+                        wall.time_since_epoch()).count() % 1000000;
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[48];
+  const size_t n = std::strftime(stamp, sizeof stamp, "%b %d %H:%M:%S", &local);
+  std::snprintf(stamp + n, sizeof stamp - n, " %06lld", static_cast<long long>(usec));
+  controller_->SubnetUpLogged(std::string(stamp) + " [300016C0] 0x02 -> SUBNET UP");
+  const Clock::TimePoint ended = clock_.Now();
+  std::optional<Clock::TimePoint> walked;
+  each_round_ = [&](const SubnetObservation&) {
+    if (!walked && fabric_->walks() > walks) walked = clock_.Now();
+  };
+  ASSERT_TRUE(RunUntil([&] { return walked.has_value(); }, 20000ms)) << "no walk for a standby";
+  EXPECT_GE(*walked - ended, FailoverController::kWalkHoldAfterTakeover)
+      << "walked beside the restart of the OpenSM that handed over";
+  each_round_ = nullptr;
 }
 
 // A HANDOVER that is not answered kills nothing: OpenSM hands over by
