@@ -783,6 +783,18 @@ TEST(PolicyStepTest, AStandbyMovesItsPriorityOnlyOnceItsPortNamesTheMaster) {
   EXPECT_EQ(set->priority, 4);
 }
 
+// What a standby handed the mastership observes: its OpenSM MASTER at 5, in
+// its first heavy sweep, with `peer` (the old master) beside it on the list.
+Observation NewMasterInItsFirstSweep(SmEntry peer) {
+  Observation obs;
+  obs.opensm.running = true;
+  obs.opensm.first_sweep_running = true;
+  obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
+  obs.local_port = LocalPort{4, 2, 2};
+  obs.sms = std::vector<SmEntry>{peer, {kLocal, 2, SmState::kMaster, 5}};
+  return obs;
+}
+
 // A standby handed the mastership: its OpenSM is MASTER at 5 and in its
 // first heavy sweep. The raise to 15 (a SIGHUP, which would make OpenSM
 // start that sweep's discovery over) waits for the sweep's SUBNET UP, or
@@ -791,12 +803,7 @@ TEST(PolicyStepTest, ANewMasterRaisesItsPriorityOnlyAfterItsFirstSweep) {
   for (bool subnet_up_logged : {true, false}) {
     SCOPED_TRACE(subnet_up_logged ? "SUBNET UP logged" : "no SUBNET UP line");
     FailoverPolicy policy = AdoptedStandby(Role::kStandby);
-    Observation obs;
-    obs.opensm.running = true;
-    obs.opensm.first_sweep_running = true;
-    obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
-    obs.local_port = LocalPort{4, 2, 2};
-    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kStandby, 0}, {kLocal, 2, SmState::kMaster, 5}};
+    Observation obs = NewMasterInItsFirstSweep({kPeer, 1, SmState::kStandby, 0});
     const TimePoint handed = kT0 + Duration(1000);
     int raised_at_ms = -1;
     for (int ms = 0; ms <= 25000 && raised_at_ms < 0; ms += 150) {
@@ -824,13 +831,7 @@ TEST(PolicyStepTest, ANewMasterWithNoStandbyRaisesItselfAtItsNextSweepNotBySigna
   for (bool applied_by_a_sweep : {true, false}) {
     SCOPED_TRACE(applied_by_a_sweep ? "a trap's sweep applies it at 4 s" : "no sweep of its own");
     FailoverPolicy policy = AdoptedStandby(Role::kStandby);
-    Observation obs;
-    obs.opensm.running = true;
-    obs.opensm.first_sweep_running = true;
-    obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
-    obs.local_port = LocalPort{4, 2, 2};
-    obs.sms =
-        std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15}, {kLocal, 2, SmState::kMaster, 5}};
+    Observation obs = NewMasterInItsFirstSweep({kPeer, 1, SmState::kNotActive, 15});
     const TimePoint handed = kT0 + Duration(1000);
     int written_at_ms = -1;
     int signalled_at_ms = -1;
@@ -866,19 +867,15 @@ TEST(PolicyStepTest, ANewMasterWithNoStandbyRaisesItselfAtItsNextSweepNotBySigna
 // OpenSM is starting beside it, and it is a SIGHUP at once.
 TEST(PolicyStepTest, ARaiseLongAfterTheFirstSweepIsSignalledAtOnce) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
-  Observation obs;
-  obs.opensm.running = true;
-  obs.opensm.first_sweep_running = true;
-  obs.local_sm = LocalSmInfo{SmState::kMaster, 5, 1};
-  obs.local_port = LocalPort{4, 2, 2};
+  Observation obs = NewMasterInItsFirstSweep({kPeer, 1, SmState::kNotActive, 15});
+  const auto list = obs.sms;
   const TimePoint handed = kT0 + Duration(1000);
   int raised_at_ms = -1;
   for (int ms = 0; ms <= 30000 && raised_at_ms < 0; ms += 150) {
     if (ms >= 2400) obs.opensm.first_sweep_running = false;
     Observation step_obs = obs;
-    if (ms >= 25000)  // the first SM list since the handover
-      step_obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kNotActive, 15},
-                                          {kLocal, 2, SmState::kMaster, 5}};
+    step_obs.sms.reset();
+    if (ms >= 25000) step_obs.sms = list;  // the first SM list since the handover
     const Actions step = policy.Decide(step_obs, handed + Duration(ms));
     if (const Action* set = Find(step, Action::Kind::kSetLocalPriority); set && set->priority == 15)
       raised_at_ms = ms;

@@ -698,12 +698,7 @@ TEST_F(FailoverControllerTest, ANewMasterRaisesItsPriorityOnceItsFirstSweepIsLog
 // write.
 TEST_F(FailoverControllerTest, ANewMasterAloneSignalsItsRaiseOnlyAfterWaitingForASweep) {
   drive_rounds_ = true;
-  fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});
-  fabric_->AddSm(1, {kRemote, 0, 0, 15, SmState::kMaster});
-  fabric_->AddSm(2, {kLocal, 0, 0, 5, SmState::kStandby});
-  Start(policy::Role::kStandby);
-  OpenSmRuns();
-  ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kStandby); }));
+  ASSERT_NO_FATAL_FAILURE(RunningStandbyUnderTheRemoteMaster());
   // Handed the mastership; the old master's OpenSM is gone. Times are
   // taken in the rounds themselves (RunUntil may run past its condition).
   std::optional<Clock::TimePoint> became_master, written, signalled;
