@@ -453,7 +453,7 @@ void FailoverPolicy::RestartAfterHandover() {
   // Unless this very reading still rose at a sweep's rate: a first sweep
   // that ends in errors lets the SA answer and sweeps again at once.
   const bool swept = shown && observation_->master_sa_answers.value_or(false) &&
-                     restart_after_handover_ && restart_after_handover_->busy_at != now_;
+                     restart_after_handover_->busy_at != now_;
   const TimePoint deadline =
       restart_after_handover_->since + (serving ? config_.first_sweep_hold : config_.takeover_timeout);
   const bool restart = (shown && (swept || !sweeping)) || now_ >= deadline;

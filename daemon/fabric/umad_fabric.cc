@@ -208,17 +208,9 @@ Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
   Result<PortInfo> local = LocalPortInfo();
   if (!local) return local.error();
   if (local->sm_lid == 0) return Error{"the local port knows no master SM (SM LID 0)"};
-  ib_rpc_t rpc = {};
-  rpc.mgtclass = IB_SA_CLASS;
-  rpc.method = IB_MAD_METHOD_GET_TABLE;
-  rpc.attr.id = IB_SA_ATTR_SMINFORECORD;
-  ib_portid_t dest = {};
-  dest.lid = local->sm_lid;
-  dest.qp = 1;
-  dest.qkey = IB_DEFAULT_QP1_QKEY;
   Result<MadResponse> response =
-      sa_transport_->Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
-                          AtLid("SA SMInfoRecord table", local->sm_lid));
+      Sa(*sa_transport_, IB_MAD_METHOD_GET_TABLE, IB_SA_ATTR_SMINFORECORD, local->sm_lid,
+         "SA SMInfoRecord table");
   if (!response) return response.error();
   std::vector<uint8_t>& mad = response->mad;
   if (mad.size() < IB_SA_DATA_OFFS) return Error{"SA SMInfoRecord table: short response"};
@@ -235,19 +227,24 @@ Result<std::vector<SmRecord>> UmadFabric::GetSmInfoRecords() {
 Status UmadFabric::ProbeSa(uint16_t sm_lid) {
   if (Status opened = Open(); !opened) return opened;
   if (sm_lid == 0) return Error{"no SA at LID 0"};
-  ib_rpc_t rpc = {};
-  rpc.mgtclass = IB_SA_CLASS;
-  rpc.method = IB_MAD_METHOD_GET;
-  rpc.attr.id = CLASS_PORT_INFO;
-  ib_portid_t dest = {};
-  dest.lid = sm_lid;
-  dest.qp = 1;
-  dest.qkey = IB_DEFAULT_QP1_QKEY;
   Result<MadResponse> response =
-      sa_probe_transport_->Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
-                                AtLid("SA ClassPortInfo", sm_lid));
+      Sa(*sa_probe_transport_, IB_MAD_METHOD_GET, CLASS_PORT_INFO, sm_lid, "SA ClassPortInfo");
   if (!response) return Error{response.error().message};
   return Status::Ok();
+}
+
+Result<MadResponse> UmadFabric::Sa(MadTransport& transport, int method, unsigned attr, uint16_t lid,
+                                   const std::string& what) {
+  ib_rpc_t rpc = {};
+  rpc.mgtclass = IB_SA_CLASS;
+  rpc.method = method;
+  rpc.attr.id = attr;
+  ib_portid_t dest = {};
+  dest.lid = lid;
+  dest.qp = 1;
+  dest.qkey = IB_DEFAULT_QP1_QKEY;
+  return transport.Call(mad_rpc_class_agent(port_, IB_SA_CLASS), rpc, dest, nullptr,
+                        AtLid(what.c_str(), lid));
 }
 
 Status UmadFabric::SendHandover(uint16_t target_lid, const SmInfo& local) {

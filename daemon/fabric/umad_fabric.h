@@ -83,6 +83,10 @@ class UmadFabric : public Fabric {
   // directed route. Returns the 64 bytes of attribute data.
   Result<std::vector<uint8_t>> Smp(int method, uint16_t lid, unsigned attr, unsigned mod,
                                    const uint8_t* payload, const std::string& what);
+  // One SubnAdm request (no payload) to the SA at `lid`, with `transport`'s
+  // timeouts. Returns the whole response MAD.
+  Result<MadResponse> Sa(MadTransport& transport, int method, unsigned attr, uint16_t lid,
+                         const std::string& what);
   Result<int> PKeyCapacity(uint16_t lid, int port, const NodeInfo& node);
   // When a single directed-route SMP read (smp timeouts) gives up.
   std::chrono::steady_clock::time_point SingleSmpDeadline() const;
