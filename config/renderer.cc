@@ -53,10 +53,17 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
 }
 
 // Where smsupd's default differs from OpenSM's (sm.opensm.options may still
-// set them): force_log_flush TRUE, because OpenSM otherwise keeps INFO lines
-// such as "SUBNET UP" in its stdio buffer until some later error line, and
-// the apply's verification and the failover timeline wait for that line.
-constexpr std::pair<const char*, const char*> kSmsupdDefaults[] = {{"force_log_flush", "TRUE"}};
+// set them):
+// - force_log_flush TRUE, because OpenSM otherwise keeps INFO lines such as
+//   "SUBNET UP" in its stdio buffer until some later error line, and the
+//   apply's verification and the failover timeline wait for that line.
+// - max_wire_smps 16 instead of 4: a sweep's walk is one SMP round trip
+//   after another, so the window sets its pace. A restarted OpenSM is a
+//   STANDBY only once its whole discovery is over, and a new master's first
+//   sweep starts with the same walk (docs/opensm-behaviour.md "A starting
+//   OpenSM's discovery and max_wire_smps").
+constexpr std::pair<const char*, const char*> kSmsupdDefaults[] = {{"force_log_flush", "TRUE"},
+                                                                   {"max_wire_smps", "16"}};
 
 void AppendOption(std::string& text, std::string_view name, std::string_view value) {
   text.append(name).append(" ").append(value).append("\n");

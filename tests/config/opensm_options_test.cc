@@ -118,5 +118,20 @@ TEST(OpenSmOptions, OptionsNeedingRestart) {
   EXPECT_EQ(OptionsNeedingRestart(after, dropped), std::vector<std::string>{"routing_engine"});
 }
 
+// OpenSM's table calls these changeable, but the VL15 poller copies them
+// once, at start: a reload that changes one must restart OpenSM.
+TEST(OpenSmOptions, TheSmpWindowCountsOnlyAtStart) {
+  Config before = *WithOption("sweep_interval: 5").config;
+  for (const char* name : {"max_wire_smps", "max_wire_smps2", "max_smps_timeout"}) {
+    EXPECT_FALSE(FindOpenSmOption(name)->changeable_at_runtime) << name;
+    Config after = before;
+    after.sm.opensm.options[name] = "8";
+    EXPECT_EQ(OptionsNeedingRestart(before, after), std::vector<std::string>{name});
+  }
+  // smsupd's own default (16) against OpenSM's (4) written in the YAML.
+  Config at_four = *WithOption("max_wire_smps: 4").config;
+  EXPECT_EQ(OptionsNeedingRestart(before, at_four), std::vector<std::string>{"max_wire_smps"});
+}
+
 }  // namespace
 }  // namespace smsupd::config

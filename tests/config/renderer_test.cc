@@ -75,6 +75,20 @@ TEST(Renderer, UserOptionsAndDefaultsCoverEveryOptionOnce) {
   EXPECT_EQ(option_lines, 159);  // every option but guid
 }
 
+TEST(Renderer, SmsupdsDefaultsAreRenderedUnlessTheYamlSetsThem) {
+  std::string conf = Render(Load(BaseYaml()), RenderInputs{}).opensm_conf;
+  EXPECT_EQ(OpenSmConfValue(conf, "max_wire_smps"), "16");
+  EXPECT_EQ(OpenSmConfValue(conf, "force_log_flush"), "TRUE");
+  EXPECT_EQ(CountLines(conf, "max_wire_smps "), 1);
+  Config own = Load(
+      BaseYaml("  opensm:\n    options:\n      max_wire_smps: 4\n      force_log_flush: false\n"));
+  conf = Render(own, RenderInputs{}).opensm_conf;
+  EXPECT_EQ(OpenSmConfValue(conf, "max_wire_smps"), "4");
+  EXPECT_EQ(OpenSmConfValue(conf, "force_log_flush"), "FALSE");
+  EXPECT_EQ(CountLines(conf, "max_wire_smps "), 1);
+  EXPECT_EQ(CountLines(conf, "force_log_flush "), 1);
+}
+
 TEST(Renderer, SmKeyIsRendered) {
   Config config = Load(BaseYaml());
   config.sm.sm_key = 0x1a2b3c4d5e6f7081;
