@@ -413,7 +413,7 @@ void FailoverPolicy::StepDownWhenIsolated() {
 // port's SM LID names the new master (its first sweep has reached this
 // node, and the ports, at least, know their master) and that sweep is over
 // (its SA answers, with the ActCount no longer rising at a sweep's rate;
-// or, while the SA is not asked, NewMasterSweeping), or at the deadline
+// or, while the SA does not answer, NewMasterSweeping), or at the deadline
 // (it never showed: this node must have an SM again). While the new
 // master is seen MASTER (an SM list taken after the exit, or its SMInfo),
 // the subnet has its SM and the wait goes on up to first_sweep_hold: on
@@ -448,15 +448,7 @@ void FailoverPolicy::RestartAfterHandover() {
   const bool serving = (master && master->guid == new_master &&
                         sms_fresh_at_ > restart_after_handover_->since) ||
                        (shown && watched->consecutive_misses == 0 && watched->state == SmState::kMaster);
-  // A quiet ActCount alone does not end the wait while the SA, asked in the
-  // last kNewMasterQuiet, was silent: the routing computation of a large
-  // fabric sends no MAD for seconds (2-4 s on 10,000 HCAs), and a restart
-  // then put this OpenSM's walk beside the new master's LFT writes.
-  if (shown && observation_->master_sa_answers == false)
-    restart_after_handover_->sa_silent_at = now_;
-  const auto& silent_at = restart_after_handover_->sa_silent_at;
-  const bool sa_silent = silent_at && now_ - *silent_at < kNewMasterQuiet;
-  const bool sweeping = NewMasterSweeping() || sa_silent;
+  const bool sweeping = NewMasterSweeping();
   // Its SA answers: the first sweep is over, now, not kNewMasterQuiet later.
   // Unless this very reading still rose at a sweep's rate: a first sweep
   // that ends in errors lets the SA answer and sweeps again at once.

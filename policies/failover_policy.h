@@ -295,9 +295,6 @@ class FailoverPolicy {
     std::optional<std::uint32_t> act_count;
     TimePoint act_at{};
     TimePoint busy_at{};
-    // When its SA last left the probe unanswered while it answered SMInfo:
-    // its first sweep is not over, however quiet the ActCount.
-    std::optional<TimePoint> sa_silent_at;
     static PendingRestart To(Guid guid, TimePoint exit) {
       PendingRestart pending;
       pending.new_master = guid;

@@ -963,35 +963,6 @@ TEST(PolicyStepTest, ADeadMastersRestartFollowsTheNewMastersSaAnswering) {
   }
 }
 
-// On a large fabric the new master's first sweep sends no MAD for seconds
-// while it computes the routes: with its SA still silent, that quiet is
-// not the sweep's end. The restart follows the SA's answer; an SA that
-// never answers holds it to first_sweep_hold.
-TEST(PolicyStepTest, ADeadMastersRestartWaitsOutTheRoutingComputationWhileTheSaIsSilent) {
-  for (bool sa_answers : {true, false}) {
-    SCOPED_TRACE(sa_answers ? "routing from 5 s to 9 s, the SA answers at 9.5 s"
-                            : "its SA never answers");
-    Observation obs;
-    const TimePoint exited = kT0 + Duration(1000);
-    FailoverPolicy policy = MasterWhoseOpenSmDied(obs, exited);
-    obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 5}};
-    obs.local_port = LocalPort{4, 2, 1};  // its sweep has reached this node
-    int restarted_at_ms = -1;
-    for (int ms = 3000; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
-      // 1,000 SMPs/s until 5 s, no MAD but answers to polls after that
-      // (the routing), 1,000 SMPs/s again from 9 s to 9.5 s (the LFTs).
-      int sent = std::min(ms, 5000) + (ms > 5000 ? (std::min(ms, 9000) - 5000) / 150 : 0);
-      if (ms > 9000) sent += std::min(ms, 9500) - 9000 + (ms - 9000) / 150;
-      obs.master = MasterWatch{
-          kPeer, 1, 5, SmState::kMaster, 0, static_cast<std::uint32_t>(sent), std::nullopt};
-      obs.master_sa_answers = sa_answers && ms >= 9500;
-      if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm))
-        restarted_at_ms = ms;
-    }
-    ExpectFirstStepAfter(restarted_at_ms, sa_answers ? 9600 : 20000);
-  }
-}
-
 // The new master's first sweep pauses while OpenSM waits out MAD timeouts:
 // a lull shorter than 2 s does not end the wait. A new master that stops
 // answering is not sweeping: the restart follows within 2 s of its last
