@@ -23,6 +23,22 @@ using namespace std::chrono_literals;
 constexpr Guid kLocal = 0x0002c90300000002;
 constexpr Guid kRemote = 0x0002c90300000001;
 
+// An OpenSM log line stamped now, in the local time OpenSM writes
+// ("Dec 07 13:09:53 699526 [tid] ..."), for checks that take its time.
+std::string OpenSmLogLineNow(const std::string& text) {
+  const auto wall = std::chrono::system_clock::now();
+  const std::time_t now = std::chrono::system_clock::to_time_t(wall);
+  const auto usec =
+      std::chrono::duration_cast<std::chrono::microseconds>(wall.time_since_epoch()).count() %
+      1000000;
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[48];
+  const size_t n = std::strftime(stamp, sizeof stamp, "%b %d %H:%M:%S", &local);
+  std::snprintf(stamp + n, sizeof stamp - n, " %06lld", static_cast<long long>(usec));
+  return std::string(stamp) + " [300016C0] " + text;
+}
+
 struct Recorded {
   std::vector<int> priorities;              // SetLocalPriority
   std::vector<std::pair<int, bool>> starts;  // StartOpenSm(priority, restart)
@@ -622,18 +638,9 @@ TEST_F(FailoverControllerTest, ANewMasterDoesNotWalkTheSubnetRightAfterItsFailov
   ASSERT_TRUE(RunUntil([&] { return InState(policy::SupervisorState::kMaster); }));
   ASSERT_TRUE(RunRounds(20));
   const int walks = fabric_->walks();
-  // OpenSM's line, stamped now (local time, as OpenSM writes it): the
-  // timeline takes its time, and with no far port known it ends here.
-  const auto wall = std::chrono::system_clock::now();
-  const std::time_t now = std::chrono::system_clock::to_time_t(wall);
-  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
-                        wall.time_since_epoch()).count() % 1000000;
-  std::tm local{};
-  localtime_r(&now, &local);
-  char stamp[48];
-  const size_t n = std::strftime(stamp, sizeof stamp, "%b %d %H:%M:%S", &local);
-  std::snprintf(stamp + n, sizeof stamp - n, " %06lld", static_cast<long long>(usec));
-  controller_->SubnetUpLogged(std::string(stamp) + " [300016C0] 0x02 -> SUBNET UP");
+  // OpenSM's line, stamped now: the timeline takes its time, and with no
+  // far port known it ends here.
+  controller_->SubnetUpLogged(OpenSmLogLineNow("0x02 -> SUBNET UP"));
   const Clock::TimePoint ended = clock_.Now();
   std::optional<Clock::TimePoint> walked;
   each_round_ = [&](const SubnetObservation&) {
