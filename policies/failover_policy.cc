@@ -449,7 +449,7 @@ void FailoverPolicy::RestartAfterHandover() {
                         sms_fresh_at_ > restart_after_handover_->since) ||
                        (shown && watched->consecutive_misses == 0 && watched->state == SmState::kMaster);
   const bool sweeping = NewMasterSweeping();
-  // Its SA answers: the first sweep is over, now, not kNewMasterQuiet later.
+  // Its SA answers: the first sweep is over, now, not kNamedSweepQuiet later.
   // Unless this very reading still rose at a sweep's rate: a first sweep
   // that ends in errors lets the SA answer and sweeps again at once.
   const bool swept = shown && observation_->master_sa_answers.value_or(false) &&
@@ -481,8 +481,10 @@ void FailoverPolicy::RestartAfterHandover() {
 
 // Whether the new master a deferred restart waits for may still be in its
 // first sweep: its ActCount (every MAD it sends) rose at a sweep's rate in
-// the last kNewMasterQuiet, or it has not been read for that long yet. Only
+// the last kNamedSweepQuiet, or it has not been read for that long yet. Only
 // answered polls count: a new master that stops answering is not sweeping.
+// The watch reads only the master the local port names, so the quiet is
+// read after the sweep has named it here: its discovery is over.
 bool FailoverPolicy::NewMasterSweeping() {
   PendingRestart& pending = *restart_after_handover_;
   const auto& w = observation_->master;
@@ -497,7 +499,7 @@ bool FailoverPolicy::NewMasterSweeping() {
     pending.act_count = w->act_count;
     pending.act_at = now_;
   }
-  return !pending.act_count || now_ - pending.busy_at < kNewMasterQuiet;
+  return !pending.act_count || now_ - pending.busy_at < kNamedSweepQuiet;
 }
 
 void FailoverPolicy::UpdateProblems() {

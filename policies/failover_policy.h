@@ -241,11 +241,21 @@ class FailoverPolicy {
     const std::uint32_t rise = after - before;  // wraps like the counter
     return seconds > 0 && rise / seconds >= kSweepingSmpsPerSecond;
   }
-  // A new master's first sweep is over once its ActCount has not risen at
-  // a sweep's rate for this long. OpenSM pauses while it waits out MAD
-  // timeouts (an SM port that no longer answers SMInfo: up to ~1 s with the
-  // tuned timeouts), so a shorter lull does not end the sweep.
+  // A MASTER's first sweep has stopped (MASTER_NOT_SWEEPING) once its
+  // ActCount has not risen at a sweep's rate for this long. OpenSM pauses
+  // while it waits out MAD timeouts (an SM port that no longer answers
+  // SMInfo: up to ~1 s with the tuned timeouts), so a shorter lull does not
+  // end the sweep.
   static constexpr Duration kNewMasterQuiet{2000};
+  // The deferred restart's reading of the same quiet, once the new master's
+  // sweep has named it on this node's port: its discovery (where SMInfo
+  // timeouts pause it) is over, and what is left of the sweep sends at
+  // once, except for the routing computation. A MAD that times out there
+  // pauses OpenSM for at most transaction_timeout x (retries + 1), 800 ms
+  // by default. On 10,000 HCAs the computation can last less than 2 s; an
+  // OpenSM started after it walks the subnet beside the heavy sweep its own
+  // trap 144 starts (4.3-4.5 s to STANDBY instead of 1.3-1.5 s).
+  static constexpr Duration kNamedSweepQuiet{1200};
   // handover_reason_ of a MASTER_NOT_SWEEPING handover.
   static constexpr char kNotSweepingReason[] = "master not sweeping";
   TimePoint act_changed_at_;

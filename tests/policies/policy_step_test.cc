@@ -899,7 +899,7 @@ FailoverPolicy MasterWhoseOpenSmDied(Observation& obs, TimePoint exited) {
 // A MASTER whose OpenSM died hands over to the standby and restarts its
 // own OpenSM once the new master's first sweep reached this node (its
 // port's SM LID names it) and is over (its ActCount has not risen at a
-// sweep's rate for 2 s). The wait ends at takeover_timeout if the new
+// sweep's rate for 1.2 s). The wait ends at takeover_timeout if the new
 // master never shows MASTER; while an SM list taken after the exit shows it
 // MASTER, the wait goes on up to first_sweep_hold (large fabrics sweep
 // longer than takeover_timeout).
@@ -924,7 +924,9 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
       if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
     }
     switch (variant) {
-      case NewMaster::kSweepsThisNodeAt6s: ExpectFirstStepAfter(restarted_at_ms, 9000 + 2000); break;
+      case NewMaster::kSweepsThisNodeAt6s:
+        ExpectFirstStepAfter(restarted_at_ms, 9000 + 1200);
+        break;
       case NewMaster::kMasterButNeverSweepsThisNode: ExpectFirstStepAfter(restarted_at_ms, 20000); break;
       case NewMaster::kNeverMaster: ExpectFirstStepAfter(restarted_at_ms, 3000); break;
     }
@@ -932,7 +934,7 @@ TEST(PolicyStepTest, ADeadMastersRestartWaitsForTheNewMastersSweepWhileItIsMaste
 }
 
 // The new master's SA ignores every request until its first sweep as
-// master is over: the restart follows its first answer, not 2 s of a quiet
+// master is over: the restart follows its first answer, not 1.2 s of a quiet
 // ActCount -- once a reading shows the ActCount no longer rising at a
 // sweep's rate: a first sweep that ends in errors lets the SA answer and
 // sweeps again at once. The daemon asks only while the restart waits.
@@ -963,10 +965,11 @@ TEST(PolicyStepTest, ADeadMastersRestartFollowsTheNewMastersSaAnswering) {
   }
 }
 
-// The new master's first sweep pauses while OpenSM waits out MAD timeouts:
-// a lull shorter than 2 s does not end the wait. A new master that stops
-// answering is not sweeping: the restart follows within 2 s of its last
-// answer. It never runs past first_sweep_hold.
+// The new master's first sweep pauses while OpenSM waits out MAD timeouts
+// (at most 800 ms with OpenSM's defaults): a lull shorter than 1.2 s does
+// not end the wait. A new master that stops answering is not sweeping: the
+// restart follows within 1.2 s of its last answer. It never runs past
+// first_sweep_hold.
 TEST(PolicyStepTest, ADeadMastersRestartOutwaitsLullsInTheNewMastersSweep) {
   enum class Sweep { kLullAt7s, kStopsAnsweringAt8s, kNeverEnds };
   for (Sweep sweep : {Sweep::kLullAt7s, Sweep::kStopsAnsweringAt8s, Sweep::kNeverEnds}) {
@@ -981,8 +984,10 @@ TEST(PolicyStepTest, ADeadMastersRestartOutwaitsLullsInTheNewMastersSweep) {
     for (int ms = 3000; ms <= 25000 && restarted_at_ms < 0; ms += 150) {
       int misses = 0;
       switch (sweep) {
-        // 1,000 SMPs/s, except 1.5 s without any after 6.9 s; over after 9.9 s.
-        case Sweep::kLullAt7s: act += (ms > 6900 && ms <= 8400) || ms > 9900 ? 0 : 150; break;
+        // 1,000 SMPs/s, except 1.05 s without any after 6.9 s; over after 9.9 s.
+        case Sweep::kLullAt7s:
+          act += (ms > 6900 && ms <= 7950) || ms > 9900 ? 0 : 150;
+          break;
         case Sweep::kStopsAnsweringAt8s: act += 150, misses = ms > 8000 ? ms / 150 - 53 : 0; break;
         case Sweep::kNeverEnds: act += 150; break;
       }
@@ -990,11 +995,13 @@ TEST(PolicyStepTest, ADeadMastersRestartOutwaitsLullsInTheNewMastersSweep) {
       if (Find(policy.Decide(obs, exited + Duration(ms)), Action::Kind::kRestartOpenSm)) restarted_at_ms = ms;
     }
     switch (sweep) {
-      case Sweep::kLullAt7s: ExpectFirstStepAfter(restarted_at_ms, 9900 + 2000); break;
+      case Sweep::kLullAt7s:
+        ExpectFirstStepAfter(restarted_at_ms, 9900 + 1200);
+        break;
       case Sweep::kStopsAnsweringAt8s:
         // Once it counts as lost (no SMInfo, not on the SM list), at once.
         EXPECT_GT(restarted_at_ms, 7950);
-        EXPECT_LE(restarted_at_ms, 7950 + 2000);
+        EXPECT_LE(restarted_at_ms, 7950 + 1200);
         break;
       case Sweep::kNeverEnds: ExpectFirstStepAfter(restarted_at_ms, 20000); break;
     }
@@ -1158,7 +1165,7 @@ TEST(PolicyStepTest, ARestartWaitsForAPeerJustGoneFromTheList) {
 // instead of two). Nothing is restarted and no second HANDOVER is sent
 // while the new master's sweep runs. Once it reaches this node the command
 // is answered; OpenSM starts again as a standby once that sweep is over
-// (2 s without SMPs at a sweep's rate). A new master that never shows:
+// (1.2 s without SMPs at a sweep's rate). A new master that never shows:
 // OpenSM starts again after takeover_timeout, and the answer says the
 // failover did not work.
 TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
@@ -1203,7 +1210,7 @@ TEST(PolicyStepTest, AnOperatorFailoverHandsOverThenKillsOpenSm) {
     EXPECT_EQ(answered, shows);
     if (shows) {
       EXPECT_EQ(answered_at_ms, 1500) << "the handover is done once the new master shows";
-      ExpectFirstStepAfter(restarted_at_ms, 2100 + 2000);
+      ExpectFirstStepAfter(restarted_at_ms, 2100 + 1200);
     } else {
       ExpectFirstStepAfter(restarted_at_ms, 3000);
       EXPECT_EQ(answered_at_ms, restarted_at_ms);

@@ -491,7 +491,7 @@ TEST_F(FailoverControllerTest, AMasterWhoseOpenSmExitsHandsOverToTheStandbyAtOnc
 
 // The new master's SA ignores every request until its first sweep is over:
 // the dead master's OpenSM restarts at the first round in which that SA
-// answers (its port naming the new master), not 2 s of quiet ActCount later.
+// answers (its port naming the new master), not 1.2 s of quiet ActCount later.
 TEST_F(FailoverControllerTest, ADeadMastersOpenSmRestartsAsSoonAsTheNewMastersSaAnswers) {
   takeover_timeout_ = 600s;  // rounds run back to back here: keep the deadline out of the way
   ASSERT_NO_FATAL_FAILURE(RunningMasterWithAStandby());
@@ -502,7 +502,7 @@ TEST_F(FailoverControllerTest, ADeadMastersOpenSmRestartsAsSoonAsTheNewMastersSa
   ASSERT_TRUE(RunUntil([&] { return HandoverTo(1); })) << "the standby got no HANDOVER";
   fabric_->SetLocalPort({"fake0", 1, kLocal, kPortStateActive, 2, 1});  // SM LID: the new master
   // Counted in rounds (kPoll each on the clock): 50 rounds are 1 s, less
-  // than the 2 s a quiet ActCount needs.
+  // than the 1.2 s a quiet ActCount needs.
   int round = 0;
   int restarted_at = -1;
   each_round_ = [&](const SubnetObservation&) {
