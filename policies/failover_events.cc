@@ -150,6 +150,16 @@ void FailoverPolicy::UpdateTimers() {
     act_count_ = w->act_count;
     act_changed_at_ = now_;
   }
+  if (w && w->consecutive_misses == 0) {
+    WatchedActivity& seen =
+        watched_activity_ && watched_activity_->guid == w->guid
+            ? *watched_activity_
+            : watched_activity_.emplace(WatchedActivity{w->guid, w->act_count, now_, now_});
+    if (now_ > seen.at && RoseAtSweepRate(seen.act_count, seen.at, w->act_count, now_))
+      seen.busy_at = now_;
+    seen.act_count = w->act_count;
+    seen.at = now_;
+  }
   ExtendHandoverWhileSweeping();
 }
 

@@ -217,6 +217,15 @@ class FailoverPolicy {
   std::optional<TimePoint> no_master_since_;
   std::optional<TimePoint> dual_since_;
   std::optional<TimePoint> last_kick_;
+  // The watched master's ActCount as last read, and when it last rose at a
+  // sweep's rate: a dual master's loser is kicked only once it is idle.
+  struct WatchedActivity {
+    Guid guid = 0;
+    std::uint32_t act_count = 0;
+    TimePoint at{};
+    TimePoint busy_at{};
+  };
+  std::optional<WatchedActivity> watched_activity_;
   bool dual_reported_ = false;  // DUAL_MASTER event sent for this episode
   std::optional<TimePoint> local_silent_since_;
   std::optional<TimePoint> local_master_since_;  // local SM MASTER since

@@ -1090,6 +1090,36 @@ TEST(PolicyStepTest, ADualMasterOfMismatchedSmKeysIsReportedNotFought) {
   }
 }
 
+// The winner's smsupd kicks the losing MASTER its port names with a
+// HANDOVER, but not while that loser sends at a sweep's rate: it hands over
+// by itself at the end of that sweep's discovery, and a kick arriving just
+// after would make it MASTER again. Once it only answers polls, the kick
+// comes within dual_master_grace, and again at most every grace.
+TEST(PolicyStepTest, ADualMastersLoserIsKickedOnlyOnceItStopsSweeping) {
+  FailoverPolicy policy(Config(Role::kMaster), kT0);
+  Observation obs;
+  obs.opensm.running = true;
+  obs.local_sm = LocalSmInfo{SmState::kMaster, 15, 1};
+  obs.local_port = LocalPort{4, 2, 1};  // the loser's sweep named it here
+  obs.sms =
+      std::vector<SmEntry>{{kLocal, 2, SmState::kMaster, 15}, {kPeer, 1, SmState::kMaster, 0}};
+  std::vector<int> kicks;
+  for (int ms = 0; ms <= 9000; ms += 150) {
+    // 1,000 SMPs/s until 5 s, then only answers to polls.
+    const auto act = static_cast<std::uint32_t>(ms <= 5000 ? ms : 5000 + (ms - 5000) / 150);
+    obs.master = MasterWatch{kPeer, 1, 0, SmState::kMaster, 0, act, std::nullopt};
+    for (const Action& a : policy.Decide(obs, kT0 + Duration(ms)))
+      if (a.kind == Action::Kind::kSendHandover) {
+        EXPECT_EQ(a.target_guid, kPeer);
+        kicks.push_back(ms);
+      }
+  }
+  ASSERT_FALSE(kicks.empty()) << "an idle losing MASTER is never kicked";
+  // The reading at 5.1 s still shows the sweep's last SMPs.
+  ExpectFirstStepAfter(kicks.front(), 5100 + 500);
+  for (std::size_t i = 1; i < kicks.size(); ++i) EXPECT_GE(kicks[i] - kicks[i - 1], 500);
+}
+
 // The peer's OpenSM has just restarted: the inventory still lists it
 // DISCOVERING. A restart command on the MASTER waits for it to be STANDBY
 // (asking for fresh lists meanwhile) instead of refusing at once; it is
