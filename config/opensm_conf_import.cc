@@ -1,5 +1,6 @@
 #include "config/opensm_conf_import.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -171,6 +172,19 @@ void ConfReader::Known(const OpenSmOption& option, const Setting& setting, OpenS
 OpenSmConfImport ConfReader::Finish() {
   OpenSmConfImport out;
   for (const std::string& name : order_) Known(*FindOpenSmOption(name), settings_[name], out);
+  for (const SmsupdDefault& ours : SmsupdDefaults()) {
+    const std::string name(ours.name);
+    if (std::any_of(out.options.begin(), out.options.end(),
+                    [&](const ImportedOption& o) { return o.name == name; }))
+      continue;
+    const OpenSmOption& option = *FindOpenSmOption(name);
+    bool ignored = false;
+    const auto it = settings_.find(name);
+    out.smsupd_defaults.push_back(
+        {name, OpenSmValue(option, std::string(option.default_value), ignored).value_or(""),
+         OpenSmValue(option, std::string(ours.value), ignored).value_or(""),
+         it == settings_.end() ? 0 : it->second.line});
+  }
   return out;
 }
 

@@ -24,6 +24,13 @@ struct ImportedOption {
   int line = 0;
 };
 
+struct SmsupdDefaultNote {
+  std::string name;
+  std::string opensm_value;  // OpenSM's default, as smsupd.yaml writes it
+  std::string smsupd_value;  // what smsupd renders instead, likewise
+  int line = 0;              // where the file sets OpenSM's default; 0: not set
+};
+
 struct ImportedKey {  // a key set to other than OpenSM's default: only where, never what
   std::string name;   // sm_key, m_key, sa_key
   int line = 0;
@@ -42,6 +49,10 @@ struct OpenSmConfImport {
   // Options smsupd sets itself (partition_config_file, log_file, ...):
   // name, what sets it instead, line. Shown as YAML comments.
   std::vector<ImportedOption> not_imported;
+  // Options smsupd renders at its own default (SmsupdDefaults) that the file
+  // leaves at OpenSM's: the imported config changes them. Shown as YAML
+  // comments.
+  std::vector<SmsupdDefaultNote> smsupd_defaults;
 };
 
 OpenSmConfImport ReadOpenSmConf(std::string_view text, const std::string& file,

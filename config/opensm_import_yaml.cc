@@ -139,6 +139,14 @@ void Writer::Sm(const OpenSmConfImport& conf) {
   for (const ImportedOption& option : conf.not_imported)
     text_ += "  # " + sources_.opensm_conf + ":" + std::to_string(option.line) + ": " + option.name +
              " not imported: " + option.yaml_value + "\n";
+  for (const SmsupdDefaultNote& note : conf.smsupd_defaults)
+    text_ +=
+        "  # " + sources_.opensm_conf +
+        (note.line ? ":" + std::to_string(note.line) + ": " + note.name + " " + note.opensm_value
+                   : ": " + note.name + " not set, so " + note.opensm_value) +
+        " (OpenSM's default): smsupd renders " + note.smsupd_value + "; to keep " +
+        note.opensm_value + ", add '" + note.name + ": " + note.opensm_value +
+        "' to sm.opensm.options\n";
   if (!conf.options.empty()) {
     text_ += "  opensm:\n    options:   # the opensm.conf options that differ from OpenSM's defaults\n";
     for (const ImportedOption& option : conf.options)

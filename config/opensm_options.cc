@@ -152,4 +152,20 @@ std::vector<std::string> OptionsNeedingRestart(const Config& before, const Confi
   return names;
 }
 
+// Where smsupd's default differs from OpenSM's (sm.opensm.options may still
+// set them):
+// - force_log_flush TRUE, because OpenSM otherwise keeps INFO lines such as
+//   "SUBNET UP" in its stdio buffer until some later error line, and the
+//   apply's verification and the failover timeline wait for that line.
+// - max_wire_smps 16 instead of 4: a sweep's walk is one SMP round trip
+//   after another, so the window sets its pace. A restarted OpenSM is a
+//   STANDBY only once its whole discovery is over, and a new master's first
+//   sweep starts with the same walk (docs/opensm-behaviour.md "A starting
+//   OpenSM's discovery and max_wire_smps").
+std::span<const SmsupdDefault> SmsupdDefaults() {
+  static constexpr SmsupdDefault kDefaults[] = {{"force_log_flush", "TRUE"},
+                                                {"max_wire_smps", "16"}};
+  return kDefaults;
+}
+
 }  // namespace smsupd::config

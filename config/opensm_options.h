@@ -54,4 +54,12 @@ std::vector<std::string> OptionsNeedingRestart(const Config& before, const Confi
 // The closest option name, for "did you mean" hints; empty if none is close.
 std::string NearestOptionName(std::string_view name);
 
+// An option smsupd renders at its own value, not OpenSM's default, when
+// sm.opensm.options does not set it.
+struct SmsupdDefault {
+  std::string_view name;
+  std::string_view value;  // as opensm.conf reads it
+};
+std::span<const SmsupdDefault> SmsupdDefaults();
+
 }  // namespace smsupd::config

@@ -52,19 +52,6 @@ std::vector<std::pair<std::string, std::string>> OwnedValues(const Config& confi
   return values;
 }
 
-// Where smsupd's default differs from OpenSM's (sm.opensm.options may still
-// set them):
-// - force_log_flush TRUE, because OpenSM otherwise keeps INFO lines such as
-//   "SUBNET UP" in its stdio buffer until some later error line, and the
-//   apply's verification and the failover timeline wait for that line.
-// - max_wire_smps 16 instead of 4: a sweep's walk is one SMP round trip
-//   after another, so the window sets its pace. A restarted OpenSM is a
-//   STANDBY only once its whole discovery is over, and a new master's first
-//   sweep starts with the same walk (docs/opensm-behaviour.md "A starting
-//   OpenSM's discovery and max_wire_smps").
-constexpr std::pair<const char*, const char*> kSmsupdDefaults[] = {{"force_log_flush", "TRUE"},
-                                                                   {"max_wire_smps", "16"}};
-
 void AppendOption(std::string& text, std::string_view name, std::string_view value) {
   text.append(name).append(" ").append(value).append("\n");
 }
@@ -86,8 +73,9 @@ std::string RenderOpenSmConf(const Config& config, const RenderInputs& inputs,
   text += "\n# From sm.opensm.options\n";
   for (const auto& [name, value] : config.sm.opensm.options) AppendOption(text, name, value);
   text += "\n# smsupd's defaults (sm.opensm.options overrides them)\n";
-  for (const auto& [name, value] : kSmsupdDefaults)
-    if (config.sm.opensm.options.count(name) == 0) AppendOption(text, name, value);
+  for (const SmsupdDefault& option : SmsupdDefaults())
+    if (config.sm.opensm.options.count(std::string(option.name)) == 0)
+      AppendOption(text, option.name, option.value);
   text += "\n# OpenSM 3.3.23 defaults\n";
   for (const OpenSmOption& option : AllOpenSmOptions()) {
     std::string name(option.name);
@@ -111,7 +99,7 @@ std::map<std::string, std::string> OpenSmOptionValues(const Config& config,
   std::map<std::string, std::string> values(config.sm.opensm.options.begin(),
                                             config.sm.opensm.options.end());
   for (auto& [name, value] : OwnedValues(config, inputs)) values[name] = value;
-  for (const auto& [name, value] : kSmsupdDefaults) values.emplace(name, value);
+  for (const SmsupdDefault& option : SmsupdDefaults()) values.emplace(option.name, option.value);
   return values;
 }
 

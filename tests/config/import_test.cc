@@ -248,6 +248,36 @@ TEST(ImportOpenSmConf, KeysNeverShown) {
   EXPECT_NE(imported.Findings().find("opensm.conf:1: warning: sm_key is set (value not shown)"), std::string::npos);
 }
 
+// Options at OpenSM's default are left out, and for the ones smsupd renders
+// at its own default that changes what OpenSM runs with: the YAML says so
+// where the file set the value, and where it did not, with what keeps
+// OpenSM's value. A value other than the default is imported, no comment.
+TEST(ImportOpenSmConf, SmsupdsOwnDefaultsAreNamedWhereTheFileLeavesOpenSmsDefault) {
+  Imported kept = Import(Conf("max_wire_smps 4\n"), "Default=0x7fff : ALL=full ;\n");
+  const std::string& yaml = kept.result.yaml;
+  EXPECT_NE(yaml.find("  # opensm.conf:3: max_wire_smps 4 (OpenSM's default): smsupd renders 16; "
+                      "to keep 4, add "
+                      "'max_wire_smps: 4' to sm.opensm.options\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("  # opensm.conf: force_log_flush not set, so false (OpenSM's default): "
+                      "smsupd renders true; "
+                      "to keep false, add 'force_log_flush: false' to sm.opensm.options\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_TRUE(kept.Findings().empty()) << kept.Findings();
+  ASSERT_TRUE(kept.config);
+  EXPECT_TRUE(kept.config->sm.opensm.options.empty());
+
+  Imported set =
+      Import(Conf("max_wire_smps 8\nforce_log_flush TRUE\n"), "Default=0x7fff : ALL=full ;\n");
+  EXPECT_EQ(set.result.yaml.find("smsupd renders"), std::string::npos) << set.result.yaml;
+  ASSERT_TRUE(set.config);
+  EXPECT_EQ(
+      set.config->sm.opensm.options,
+      (std::map<std::string, std::string>{{"force_log_flush", "TRUE"}, {"max_wire_smps", "8"}}));
+}
+
 TEST(ImportNodeNameMap, SeveralPortsOfOneNameAreOneHost) {
   std::string partitions = "Default=0x7fff : ALL=full ;\n"
                            "p=0x0003 : 0x0002c90300001051=full, 0x0002c90300001052=full, 0x0002c90300001061=limited ;\n";
