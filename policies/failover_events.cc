@@ -144,21 +144,15 @@ void FailoverPolicy::UpdateTimers() {
   keep(local_silent_since_, observation_->opensm.running && !observation_->local_sm);
   if (!local_silent_since_) hang_acted_ = false;
   const auto& w = observation_->master;
-  if (w && w->consecutive_misses == 0 &&
-      (w->guid != act_guid_ || w->act_count != act_count_)) {
+  if (w && w->consecutive_misses == 0) {
+    const bool same_sm = w->guid == act_guid_;
+    if (!same_sm || w->act_count != act_count_) act_changed_at_ = now_;
+    if (!same_sm ||
+        (now_ > act_read_at_ && RoseAtSweepRate(act_count_, act_read_at_, w->act_count, now_)))
+      act_busy_at_ = now_;
     act_guid_ = w->guid;
     act_count_ = w->act_count;
-    act_changed_at_ = now_;
-  }
-  if (w && w->consecutive_misses == 0) {
-    WatchedActivity& seen =
-        watched_activity_ && watched_activity_->guid == w->guid
-            ? *watched_activity_
-            : watched_activity_.emplace(WatchedActivity{w->guid, w->act_count, now_, now_});
-    if (now_ > seen.at && RoseAtSweepRate(seen.act_count, seen.at, w->act_count, now_))
-      seen.busy_at = now_;
-    seen.act_count = w->act_count;
-    seen.at = now_;
+    act_read_at_ = now_;
   }
   ExtendHandoverWhileSweeping();
 }

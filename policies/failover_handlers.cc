@@ -311,9 +311,8 @@ bool FailoverPolicy::OnDualMaster() {
   const auto& w = observation_->master;
   const bool loser_read_now = w && w->consecutive_misses == 0 && w->state == SmState::kMaster &&
                               w->guid != winner->guid && w->guid != config_.local_guid;
-  const bool loser_sweeping = loser_read_now && watched_activity_ &&
-                              watched_activity_->guid == w->guid &&
-                              now_ - watched_activity_->busy_at < config_.dual_master_grace;
+  const bool loser_sweeping =
+      loser_read_now && w->guid == act_guid_ && now_ - act_busy_at_ < config_.dual_master_grace;
   if (!loser_read_now || loser_sweeping ||
       (last_kick_ && now_ - *last_kick_ < config_.dual_master_grace))
     return false;

@@ -217,15 +217,6 @@ class FailoverPolicy {
   std::optional<TimePoint> no_master_since_;
   std::optional<TimePoint> dual_since_;
   std::optional<TimePoint> last_kick_;
-  // The watched master's ActCount as last read, and when it last rose at a
-  // sweep's rate: a dual master's loser is kicked only once it is idle.
-  struct WatchedActivity {
-    Guid guid = 0;
-    std::uint32_t act_count = 0;
-    TimePoint at{};
-    TimePoint busy_at{};
-  };
-  std::optional<WatchedActivity> watched_activity_;
   bool dual_reported_ = false;  // DUAL_MASTER event sent for this episode
   std::optional<TimePoint> local_silent_since_;
   std::optional<TimePoint> local_master_since_;  // local SM MASTER since
@@ -233,8 +224,13 @@ class FailoverPolicy {
   // The watched master's misses at the end of the local OpenSM's discovery
   // (which makes a busy master silent for a while); 0 once it answers.
   int misses_in_local_discovery_ = 0;
+  // The watched master's ActCount as last answered, when it was read, and
+  // when it last rose at a sweep's rate (a dual master's loser is kicked
+  // only once it is idle; a new SM counts as busy at its first reading).
   Guid act_guid_ = 0;
   std::uint32_t act_count_ = 0;
+  TimePoint act_read_at_{};
+  TimePoint act_busy_at_{};
   std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen
   TimePoint local_act_at_{};                     // ... at this step
   TimePoint local_busy_at_{};  // it last rose at kSweepingSmpsPerSecond
