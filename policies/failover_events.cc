@@ -108,8 +108,19 @@ bool FailoverPolicy::MasterGone() const {
   if (w->link_down && w->consecutive_misses >= 1) return true;
   if (w->port_answers == false) return w->consecutive_misses >= config_.miss_threshold;
   // Misses counted during the local OpenSM's discovery do not count here.
-  return w->consecutive_misses - misses_in_local_discovery_ >=
-         config_.miss_threshold + config_.silent_sm_extra_misses;
+  if (w->consecutive_misses - misses_in_local_discovery_ <
+      config_.miss_threshold + config_.silent_sm_extra_misses)
+    return false;
+  // Silent since an answer in a sweep: computing routes, as far as we know.
+  return !SweepingAtLastAnswer(*w) || now_ - act_read_at_ >= config_.busy_master_silence;
+}
+
+// The watched master's ActCount rose at a sweep's rate within
+// kNewMasterQuiet of its last answer (a master first read counts as busy).
+// The quiet stages just before the routing (the LIDs computed, P_Keys and
+// PortInfo written) took under a second on 10,000 HCAs.
+bool FailoverPolicy::SweepingAtLastAnswer(const MasterWatch& w) const {
+  return w.guid == act_guid_ && act_read_at_ - act_busy_at_ < kNewMasterQuiet;
 }
 
 bool FailoverPolicy::LocalIsBestCandidate(Guid exclude) const {

@@ -55,7 +55,9 @@
 //   silent_sm_extra_misses when the port still answers (SM process dead or
 //   hung: its own smsupd normally hands over first), not counting those
 //   during the local OpenSM's discovery (which makes a busy master re-sweep
-//   and go silent). Any answer, however late, resets the count: a busy
+//   and go silent); and a live-port master that was sweeping at its last
+//   answer (computing routes under OpenSM's lock) only busy_master_silence
+//   after that answer. Any answer, however late, resets the count: a busy
 //   master is never taken over.
 // - Only the best-ranked STANDBY acts at once; the others wait
 //   defer_to_better_candidate, so two standbys never both take over.
@@ -147,6 +149,7 @@ class FailoverPolicy {
   std::optional<SmEntry> RemoteMaster() const;
   std::vector<SmEntry> Masters() const;
   bool MasterGone() const;
+  bool SweepingAtLastAnswer(const MasterWatch& w) const;
   bool LocalIsBestCandidate(Guid exclude) const;
   bool MasterLostDue() const;
   bool NoMasterDue() const;

@@ -31,6 +31,15 @@ struct PolicyConfig {
   // Extra misses required when the master's port still answers (SM process
   // dead or hung on a live node): its own smsupd normally hands over first.
   int silent_sm_extra_misses = 3;
+  // ... and when the master was seen sweeping at its last answer (its
+  // ActCount rose at a sweep's rate less than 2 s before), its silence
+  // must also last this long from that answer. OpenSM computes routes
+  // holding its subnet lock, and its SMInfo receiver waits for that lock:
+  // on 10,000 HCAs a master answered nothing for 1.5-4 s of each heavy
+  // sweep. Its own smsupd hands over at once when its OpenSM dies and
+  // after local_silent_timeout when it hangs, so a second longer than
+  // that is only paid when OpenSM and smsupd on a live node both fail.
+  Duration busy_master_silence{6000};
   // A STANDBY that is not the best candidate waits this long for the best.
   Duration defer_to_better_candidate{1000};
   // No MASTER anywhere this long: take over. A handover's own gap is far

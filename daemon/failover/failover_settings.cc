@@ -39,6 +39,9 @@ policy::PolicyConfig MakePolicyConfig(const config::Config& config, Guid local_p
   // more before taking over: a master busy in a long sweep on a lossy
   // fabric must not be taken over.
   policy.silent_sm_extra_misses = 7;
+  // ... and a master silent since an answer in its sweep (computing routes
+  // under OpenSM's lock) a second longer than its own smsupd's hang rule.
+  policy.busy_master_silence = policy.local_silent_timeout + std::chrono::seconds(1);
   policy.handover_timeout = std::chrono::milliseconds(sm.failover.handover_timeout_ms);
   policy.master_sweep_timeout = SubnetUpIsLogged(sm.opensm)
                                     ? std::chrono::milliseconds(sm.failover.master_sweep_timeout_ms)

@@ -40,12 +40,15 @@ Observation StandbyUnder(int misses, std::optional<bool> port_answers) {
   return obs;
 }
 
-// A policy that has adopted a running STANDBY under a master at 15.
+// A policy that has adopted a running STANDBY under a master at 15, and has
+// read that master idle (its ActCount still) for the last 3 s.
 FailoverPolicy AdoptedStandby(Role role) {
-  FailoverPolicy policy(Config(role), kT0);
+  const TimePoint start = kT0 - Duration(3000);
+  FailoverPolicy policy(Config(role), start);
   Observation obs = StandbyUnder(0, std::nullopt);
   obs.sms = std::vector<SmEntry>{{kPeer, 1, SmState::kMaster, 15},
                                  {kLocal, 2, SmState::kStandby, 5}};
+  policy.Decide(obs, start);
   policy.Decide(obs, kT0);
   EXPECT_EQ(policy.state(), SupervisorState::kStandby);
   return policy;
@@ -182,6 +185,65 @@ TEST(PolicyStepTest, LivePortNeedsTheExtraMisses) {
   }
 }
 
+// OpenSM computes routes holding its subnet lock, and its SMInfo receiver
+// waits for it: on 10,000 HCAs a master answered nothing for 1.5-4 s of each
+// heavy sweep while its port answered, and was taken over. A master that was
+// sweeping at its last answer (its ActCount rising at a sweep's rate) counts
+// as lost only busy_master_silence after that answer, if its port answers;
+// with its port silent too (the node gone), at the usual threshold.
+TEST(PolicyStepTest, AMasterSilentInItsSweepIsLostOnlyAfterTheBusyMasterSilence) {
+  for (const bool port_answers : {true, false}) {
+    FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+    const PolicyConfig& c = policy.config();
+    ASSERT_GT(c.busy_master_silence,
+              (c.miss_threshold + c.silent_sm_extra_misses + 1) * Duration(150));
+    TimePoint now = kT0;
+    std::uint32_t act_count = 100;
+    for (int answer = 0; answer < 10; ++answer) {  // a heavy sweep: +600 SMPs a poll
+      now += Duration(150);
+      act_count += 600;
+      Observation obs = StandbyUnder(0, std::nullopt);
+      obs.master->act_count = act_count;
+      EXPECT_EQ(Count(policy.Decide(obs, now), Action::Kind::kTakeOver), 0);
+    }
+    const TimePoint last_answer = now;
+    std::optional<int> taken_at_ms;
+    for (int misses = 1; misses <= 60 && !taken_at_ms; ++misses) {
+      now += Duration(150);
+      if (Count(policy.Decide(StandbyUnder(misses, port_answers), now), Action::Kind::kTakeOver))
+        taken_at_ms = static_cast<int>((now - last_answer) / Duration(1));
+    }
+    ASSERT_TRUE(taken_at_ms) << port_answers;
+    if (port_answers)
+      ExpectFirstStepAfter(*taken_at_ms, static_cast<int>(c.busy_master_silence / Duration(1)));
+    else
+      EXPECT_EQ(*taken_at_ms, c.miss_threshold * 150) << "node gone: no extra wait";
+  }
+}
+
+// The same silence after the sweep has ended (2 s of answers with the
+// ActCount still) is a dead or hung SM: the extra misses, as before.
+TEST(PolicyStepTest, AMasterSilentAfterItsSweepEndedNeedsOnlyTheExtraMisses) {
+  FailoverPolicy policy = AdoptedStandby(Role::kStandby);
+  const PolicyConfig& c = policy.config();
+  TimePoint now = kT0;
+  std::uint32_t act_count = 100;
+  for (int answer = 0; answer < 30; ++answer) {  // 1.5 s of sweep, then 3 s still
+    now += Duration(150);
+    if (answer < 10) act_count += 600;
+    Observation obs = StandbyUnder(0, true);
+    obs.master->act_count = act_count;
+    policy.Decide(obs, now);
+  }
+  const int needed = c.miss_threshold + c.silent_sm_extra_misses;
+  for (int misses = 1; misses <= needed; ++misses) {
+    now += Duration(150);
+    EXPECT_EQ(Count(policy.Decide(StandbyUnder(misses, true), now), Action::Kind::kTakeOver),
+              misses == needed ? 1 : 0)
+        << misses;
+  }
+}
+
 // A standby's own first discovery makes a busy master sweep again (on 10,000
 // HCAs it then answered no SMInfo for ~2 s while its port answered): misses
 // counted before the local SM is STANDBY do not count as "SM process dead".
@@ -193,7 +255,12 @@ TEST(PolicyStepTest, MissesDuringTheLocalDiscoveryDoNotCountForALivePort) {
     const int needed = c.miss_threshold + c.silent_sm_extra_misses;
     int step = 0;
     auto at = [&] { return kT0 + (++step) * Duration(150); };
-    for (int misses = 0; misses <= needed + 3; ++misses) {
+    for (int idle = 0; idle < 20; ++idle) {  // 3 s of answers, ActCount still
+      Observation obs = StandbyUnder(0, port_answers);
+      obs.local_sm->state = SmState::kDiscovering;
+      policy.Decide(obs, at());
+    }
+    for (int misses = 1; misses <= needed + 3; ++misses) {
       Observation obs = StandbyUnder(misses, port_answers);
       obs.local_sm->state = SmState::kDiscovering;
       EXPECT_EQ(Count(policy.Decide(obs, at()), Action::Kind::kTakeOver), 0) << misses;
@@ -217,7 +284,9 @@ TEST(PolicyStepTest, MissesDuringTheLocalDiscoveryDoNotCountForALivePort) {
 // One HANDOVER goes to the local SM, not two: a second one reaching the
 // OpenSM the first made MASTER would force its heavy sweep again.
 TEST(PolicyStepTest, TheMasterLostWithNoMasterListedSendsOneHandover) {
-  FailoverPolicy policy(Config(Role::kStandby), kT0);
+  const TimePoint start = kT0 - Duration(3000);
+  FailoverPolicy policy(Config(Role::kStandby), start);
+  policy.Decide(StandbyUnder(0, true), start);  // read idle for 3 s
   const PolicyConfig& c = policy.config();
   const int needed = c.miss_threshold + c.silent_sm_extra_misses;
   int takeovers = 0;
