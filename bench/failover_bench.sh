@@ -35,6 +35,11 @@
 # --master-opensm KEY=VALUE, --standby-opensm KEY=VALUE (repeatable): more
 # opensm.conf options for the floor's first master and for its standby, the
 # new master (e.g. the file routing engine fed with the master's dumps).
+# Every smsupd row also counts MASTER_LOST takeovers (`master-lost` events
+# of either node) in its set-up and, for (a) and (c), after the fault: none
+# is asked for, target 0. --watch-after S ends each of those trials no
+# sooner than S seconds after the fault, so that the count covers the new
+# master's later heavy sweeps (its raise to 15).
 # --load S instead measures the MADs/s each smsupd sends over S seconds in
 # the steady state, then one `reload --wait` adding a partition of every port.
 #

@@ -95,6 +95,8 @@ struct PlanRows {
   Row* no_master = nullptr;  // (c): the monitor's longest stretch without MASTER
   Row* standby_again = nullptr;  // smsupd (a), (c): the old master STANDBY again
   Row* flip_back = nullptr;      // smsupd (a), (c): samples that showed the old master MASTER again
+  Row* setup_takeovers = nullptr;  // smsupd: MASTER_LOST in the set-up
+  Row* takeovers_after = nullptr;  // smsupd (a), (c): MASTER_LOST after the fault
   std::map<std::string, Row*> stages;
   std::vector<Row*> ordered;  // every row of the plan, in the order it was made
 };
@@ -106,9 +108,9 @@ bool OldMasterReturns(const Plan& plan) {
 
 // `only`: the faults to run (kill, loss, command; empty: all). (c) is
 // measured against the floor of (a), so that floor runs with it.
-int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults, bool skip_tuned,
-        bool keep, const std::set<std::string>& only, const std::string& flood, bool stages,
-        const std::map<std::string, std::string>& master_opensm,
+int Run(const Topology& topology, const std::string& size, int trials, bool skip_defaults,
+        bool skip_tuned, bool keep, const std::set<std::string>& only, const std::string& flood,
+        bool stages, int watch_after_s, const std::map<std::string, std::string>& master_opensm,
         const std::map<std::string, std::string>& standby_opensm) {
   auto wanted = [&](const char* fault) { return only.empty() || only.count(fault) > 0; };
   std::vector<Plan> plans;
@@ -132,6 +134,7 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
   options.keep_dir = keep;
   if (flood == "validate") options.validate_flood = CONTROL_FLOOD_PATH;
   options.stages = stages;
+  options.watch_after = std::chrono::seconds(watch_after_s);
   options.master_opensm = master_opensm;
   options.standby_opensm = standby_opensm;
   // Every plan's rows first; then trial 1 of every plan, trial 2 of every
@@ -158,6 +161,16 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       plan_rows.flip_back = make_row(plan_rows, base + ", old master MASTER again (100 ms samples)");
       plan_rows.flip_back->max_limit = 0;
     }
+    if (plan.contender == Contender::kSmsupd) {
+      plan_rows.setup_takeovers =
+          make_row(plan_rows, base + ", takeovers in the set-up (MASTER_LOST)");
+      plan_rows.setup_takeovers->max_limit = 0;
+      if (plan.fault != Fault::kNodeLoss) {
+        plan_rows.takeovers_after =
+            make_row(plan_rows, base + ", takeovers after the fault (MASTER_LOST)");
+        plan_rows.takeovers_after->max_limit = 0;
+      }
+    }
   }
   for (int trial = 1; trial <= trials; ++trial) {
     for (PlanRows& plan_rows : done) {
@@ -172,6 +185,9 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       if (old_master_returns)
         command_text = " standby_again_ms=" + std::to_string(r.standby_again_ms) +
                        " flip_back_samples=" + std::to_string(r.flip_back_samples);
+      if (smsupd)
+        command_text += " setup_takeovers=" + std::to_string(r.setup_takeovers) +
+                        " takeovers_after=" + std::to_string(r.takeovers_after);
       std::fprintf(stderr, "%s, trial %d: %s far_ms=%ld command_ms=%ld event_ms=%ld%s %s%s %s\n", base.c_str(), trial,
                    r.ok ? "ok" : "FAILED", r.far_ms, r.command_ms, r.event_ms, command_text.c_str(),
                    r.event_kind.c_str(), stages_text.c_str(), r.error.c_str());
@@ -183,6 +199,8 @@ int Run(const Topology& topology, const std::string& size, int trials, bool skip
       if (plan_rows.command) plan_rows.command->values.push_back(r.command_ms);
       if (plan_rows.standby_again) plan_rows.standby_again->values.push_back(r.standby_again_ms);
       if (plan_rows.flip_back) plan_rows.flip_back->values.push_back(r.flip_back_samples);
+      if (plan_rows.setup_takeovers) plan_rows.setup_takeovers->values.push_back(r.setup_takeovers);
+      if (plan_rows.takeovers_after) plan_rows.takeovers_after->values.push_back(r.takeovers_after);
       if (plan_rows.no_master) {
         if (r.no_master_ms >= 0) plan_rows.no_master->values.push_back(r.no_master_ms);
         else ++plan_rows.no_master->failures;  // the monitor never saw a MASTER: nothing was measured
@@ -264,6 +282,7 @@ int main(int argc, char** argv) {
   std::set<std::string> only;
   std::string flood;
   bool stages = false;
+  int watch_after_s = 0;
   app.add_option("--fat-tree", size, "LEAVESxHOSTSxSPINES (default 36x18x18: 648 HCAs; 72x36x36: 2,592) or PODSxLEAVESxHOSTSxSPINESxCORES (10x25x40x4x8: 10,000)");
   app.add_option("-n,--trials", trials, "trials per row (default 3)")->check(CLI::PositiveNumber);
   app.add_flag("--skip-defaults", skip_defaults, "skip the OpenSM-defaults rows (~60 s per trial)");
@@ -278,6 +297,11 @@ int main(int argc, char** argv) {
   app.add_flag("--stages", stages,
                "the new master's OpenSM logs at log_flags 0x07 (smsupd's too); its first sweep's stages "
                "and, for the floor, the far HCA's first PathRecord are rows of their own");
+  app.add_option("--watch-after", watch_after_s,
+                 "smsupd (a) and (c): end each trial no sooner than this many seconds after the "
+                 "fault, so that "
+                 "the takeovers-after row covers the new master's later sweeps (default 0)")
+      ->check(CLI::NonNegativeNumber);
   std::vector<std::string> master_opensm, standby_opensm;
   app.add_option("--master-opensm", master_opensm,
                  "KEY=VALUE: an opensm.conf option of the floor's first master (repeatable)");
@@ -311,6 +335,6 @@ int main(int argc, char** argv) {
       }
       (*into)[option.substr(0, equals)] = option.substr(equals + 1);
     }
-  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood, stages,
-                              master_options, standby_options);
+  return smsupd::testbed::Run(*topology, size, trials, skip_defaults, skip_tuned, keep, only, flood,
+                              stages, watch_after_s, master_options, standby_options);
 }

@@ -98,6 +98,26 @@ void FindLossEvent(ManagementNode& node, Guid old_guid, SystemClock::time_point 
   }, milliseconds(10000), milliseconds(200));
 }
 
+// `master-lost` events of both nodes before (`after` false) or after the
+// fault, wall clock.
+int CountTakeovers(FailoverBed& bed, SystemClock::time_point fault, bool after) {
+  int count = 0;
+  for (const std::string& node : {bed.master_name(), bed.standby_name()})
+    for (const json& event : bed.EventsOfKind(node, "master-lost")) {
+      auto at = ParseEventTime(event.value("time", std::string()));
+      if (at && (*at >= fault) == after) ++count;
+    }
+  return count;
+}
+
+// (a) and (c): waits until `watch_after` after the fault, then counts.
+void CountTakeoversAfter(FailoverBed& bed, Clock::time_point t0, SystemClock::time_point fault,
+                         const TrialOptions& options, TrialResult& result) {
+  const Clock::time_point until = t0 + options.watch_after;
+  if (Clock::now() < until) std::this_thread::sleep_until(until);
+  result.takeovers_after = CountTakeovers(bed, fault, /*after=*/true);
+}
+
 // The failover-timeline event `node` reported for the fault at `fault`
 // (wall clock), its stages as ms after the fault, named "<role>: <stage>".
 void CollectTimeline(FailoverBed& bed, const std::string& node, const std::string& role,
@@ -399,12 +419,14 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   }
   const SystemClock::time_point wall0 = SystemClock::now();
   Clock::time_point t0 = Clock::now();
+  result.setup_takeovers = CountTakeovers(bed, wall0, /*after=*/false);
   if (fault == Fault::kCommand) {
     if (Status s = CommandFault(fabric, bed, t0, result, options.deadline); !s)
       return Failed(result, s.message() + "\n" + bed.Diagnostics());
     CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
     CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
     if (options.stages) AddOpenSmStages(bed.standby().opensm_log(), wall0, result);
+    CountTakeoversAfter(bed, t0, wall0, options, result);
     result.ok = true;
     return result;
   }
@@ -428,8 +450,10 @@ TrialResult SmsupdTrial(SimulatedFabric& fabric, Fault fault, const TrialOptions
   FindLossEvent(bed.standby(), bed.master().port_guid(), wall0, result);
   CollectTimeline(bed, bed.standby_name(), "new master", wall0, milliseconds(35000), result);
   if (options.stages) AddOpenSmStages(bed.standby().opensm_log(), wall0, result);
-  if (fault == Fault::kKillOpenSm)
+  if (fault == Fault::kKillOpenSm) {
     CollectTimeline(bed, bed.master_name(), "old master", wall0, milliseconds(5000), result);
+    CountTakeoversAfter(bed, t0, wall0, options, result);
+  }
   result.ok = true;
   return result;
 }

@@ -46,6 +46,12 @@ struct TrialResult {
   // MASTER). (a) watches from the moment the far HCA saw the new master.
   long standby_again_ms = -1;
   int flip_back_samples = -1;
+  // smsupd: MASTER_LOST takeovers (`master-lost` events, either node) in
+  // the set-up before the fault, and in (a) and (c) after it until the end
+  // of the trial (TrialOptions::watch_after): none is asked for, so each is
+  // a master taken for a dead one. -1: not counted.
+  int setup_takeovers = -1;
+  int takeovers_after = -1;
   long event_ms = -1;    // smsupd (a)/(b): fault -> the loss's event time on the standby's smctl events
   std::string event_kind;
   // smsupd: the stages of the nodes' failover-timeline events as ms after
@@ -69,6 +75,11 @@ struct TrialOptions {
   // master OpenSM: SUBNET UP", ...) go into the result; for the floor also
   // the far HCA's first PathRecord.
   bool stages = false;
+  // smsupd (a) and (c): the trial ends no sooner than this long after the
+  // fault, so that takeovers_after covers the new master's sweep for its
+  // raise (on 10,000 HCAs a master taken for a dead one 24-26 s after
+  // `smctl failover`).
+  std::chrono::milliseconds watch_after{0};
   // Floor trials: more opensm.conf options for the first master's OpenSM and
   // for the standby's (the one that takes over), e.g. a routing engine.
   std::map<std::string, std::string> master_opensm, standby_opensm;
