@@ -228,12 +228,19 @@ bool FailoverPolicy::OnMasterLost() {
   if (!observation_->master) return false;
   if (TakeOverSentThisStep()) return true;
   const MasterWatch& w = *observation_->master;
+  std::string port =
+      w.port_answers == false ? "is silent (node gone)" : "answers (SM process dead)";
+  if (w.port_answers != false && SweepingAtLastAnswer(w))
+    port = "answers, and it has been silent for " +
+           std::to_string(
+               std::chrono::duration_cast<std::chrono::milliseconds>(now_ - act_read_at_).count()) +
+           " ms since an answer in a heavy sweep (SM process dead or hung)";
   const std::string why =
-      w.link_down ? "master " + FormatGuid(w.guid) +
-                        ": the switch port at the other end of its cable reads Down (node or cable gone)"
-                  : "master " + FormatGuid(w.guid) + " missed " + std::to_string(w.consecutive_misses) +
-                        " SMInfo polls, its port " +
-                        (w.port_answers == false ? "is silent (node gone)" : "answers (SM process dead)");
+      w.link_down
+          ? "master " + FormatGuid(w.guid) +
+                ": the switch port at the other end of its cable reads Down (node or cable gone)"
+          : "master " + FormatGuid(w.guid) + " missed " + std::to_string(w.consecutive_misses) +
+                " SMInfo polls, its port " + port;
   if (!TakeBackDuringHandover(why)) return false;
   ++counters_["master_lost"];
   took_over_from_ = TookOverFrom{w.guid, now_};

@@ -208,16 +208,27 @@ TEST(PolicyStepTest, AMasterSilentInItsSweepIsLostOnlyAfterTheBusyMasterSilence)
     }
     const TimePoint last_answer = now;
     std::optional<int> taken_at_ms;
+    std::string why;
     for (int misses = 1; misses <= 60 && !taken_at_ms; ++misses) {
       now += Duration(150);
-      if (Count(policy.Decide(StandbyUnder(misses, port_answers), now), Action::Kind::kTakeOver))
-        taken_at_ms = static_cast<int>((now - last_answer) / Duration(1));
+      const Actions a = policy.Decide(StandbyUnder(misses, port_answers), now);
+      if (!Count(a, Action::Kind::kTakeOver)) continue;
+      taken_at_ms = static_cast<int>((now - last_answer) / Duration(1));
+      for (const Action& action : a)
+        if (action.kind == Action::Kind::kEmitEvent && action.id == "MASTER_LOST")
+          why = action.text;
     }
     ASSERT_TRUE(taken_at_ms) << port_answers;
-    if (port_answers)
+    if (port_answers) {
       ExpectFirstStepAfter(*taken_at_ms, static_cast<int>(c.busy_master_silence / Duration(1)));
-    else
+      EXPECT_NE(why.find("silent for " + std::to_string(*taken_at_ms) +
+                         " ms since an answer in a heavy sweep"),
+                std::string::npos)
+          << why;
+    } else {
       EXPECT_EQ(*taken_at_ms, c.miss_threshold * 150) << "node gone: no extra wait";
+      EXPECT_NE(why.find("is silent (node gone)"), std::string::npos) << why;
+    }
   }
 }
 
