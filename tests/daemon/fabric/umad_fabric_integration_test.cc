@@ -4,7 +4,6 @@
 // ground-truth MAD queries and with the topology.
 #include <gtest/gtest.h>
 #include <signal.h>
-
 #include <stdlib.h>
 
 #include <algorithm>
@@ -12,15 +11,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/testbed/fabric_conditions.h"
 #include "tests/testbed/fabric_test.h"
 #include "tests/testbed/opensm_process.h"
 #include "tests/testbed/topology_generators.h"
+#include "tests/testbed/wait_for.h"
 
 namespace smsupd::testbed {
 namespace {
@@ -100,12 +99,41 @@ class UmadFabricIntegrationTest : public FabricTest {
     EXPECT_TRUE(exited.ok()) << "fabric_probe did not finish";
     std::map<std::string, Json> answers;
     std::ifstream output((*process)->output_path);
+    std::string text;
     for (std::string line; std::getline(output, line);) {
+      text += line + "\n";
       if (line.empty() || line[0] != '{') continue;  // umad2sim's own chatter
       Json answer = Json::parse(line);
       answers[answer.at("command").get<std::string>()] = answer;
     }
+    // Every TARGET:ARGS command answers, ok or not: one missing is the
+    // probe's own end (its exit status and output say how).
+    for (const std::string& arg : args)
+      if (arg.find(':') != std::string::npos && !answers.contains(arg))
+        ADD_FAILURE() << "fabric_probe gave no answer to " << arg << " ("
+                      << (exited.ok() ? exited->Describe() : exited.error().message)
+                      << "), output:\n"
+                      << text;
     return answers;
+  }
+
+  // A stopped OpenSM answers the SMInfo Gets it was sent once it runs
+  // again: late. ibsim hands those answers to whichever process is on the
+  // sender's node by then, and umad2sim's receiver thread crashes a process
+  // that gets a MAD while it starts (before any agent is registered: a
+  // simulator fault; the kernel drops such an answer). Two answers in a row
+  // to the test bed's own Gets come after the late ones: OpenSM dispatches
+  // what it reads in order, and ibsim routes in order.
+  void WaitOutLateAnswers(uint16_t lid) {
+    int answered = 0;
+    Status s = WaitFor(
+        "two SMInfo answers in a row from LID " + Lid(lid),
+        [&] {
+          answered = probe().SmInfo(lid).ok() ? answered + 1 : 0;
+          return answered >= 2;
+        },
+        kSweepDeadline, milliseconds(10));
+    ASSERT_TRUE(s.ok()) << s.message();
   }
 
   std::string Guid(const std::string& node) { return FormatGuid(fabric().topology().Find(node)->PortGuid(1)); }
@@ -189,6 +217,7 @@ TEST_F(UmadFabricIntegrationTest, SilentTargetsFailByTheMadTimeoutNotTheWatchdog
   auto answers = RunProbe({"--timeout-ms", "100", "--attempts", "2", "--deadline-ms", "5000",
                            "sminfo:" + Lid(standby_lid_), "sminfo:999", "sminfo:" + Lid(master_lid_)});
   ASSERT_TRUE(standby_->process->Signal(SIGCONT).ok());
+  ASSERT_NO_FATAL_FAILURE(WaitOutLateAnswers(standby_lid_));  // before the next probe starts
   for (const std::string& silent : {"sminfo:" + Lid(standby_lid_), std::string("sminfo:999")}) {
     const Json& answer = answers[silent];
     EXPECT_FALSE(answer.value("ok", true)) << answer.dump();
