@@ -111,16 +111,19 @@ bool FailoverPolicy::MasterGone() const {
   if (w->consecutive_misses - misses_in_local_discovery_ <
       config_.miss_threshold + config_.silent_sm_extra_misses)
     return false;
-  // Silent since an answer in a sweep: computing routes, as far as we know.
-  return !SweepingAtLastAnswer(*w) || now_ - act_read_at_ >= config_.busy_master_silence;
+  // Silent since an answer in a large sweep: computing routes, as far as we
+  // know.
+  return !InLargeSweepAtLastAnswer(*w) || now_ - act_read_at_ >= config_.busy_master_silence;
 }
 
 // The watched master's ActCount rose at a sweep's rate within
-// kNewMasterQuiet of its last answer (a master first read counts as busy).
-// The quiet stages just before the routing (the LIDs computed, P_Keys and
-// PortInfo written) took under a second on 10,000 HCAs.
-bool FailoverPolicy::SweepingAtLastAnswer(const MasterWatch& w) const {
-  return w.guid == act_guid_ && act_read_at_ - act_busy_at_ < kNewMasterQuiet;
+// kNewMasterQuiet of its last answer, by kLargeSweepSmps or more since that
+// sweep began. The quiet stages just before the routing (the LIDs computed,
+// P_Keys and PortInfo written) took under a second on 10,000 HCAs. A small
+// fabric's routing takes milliseconds: its master keeps the ~1 s rule.
+bool FailoverPolicy::InLargeSweepAtLastAnswer(const MasterWatch& w) const {
+  return w.guid == act_guid_ && act_read_at_ - act_busy_at_ < kNewMasterQuiet &&
+         act_count_ - act_sweep_base_ >= kLargeSweepSmps;  // wraps like the counter
 }
 
 bool FailoverPolicy::LocalIsBestCandidate(Guid exclude) const {
@@ -158,9 +161,12 @@ void FailoverPolicy::UpdateTimers() {
   if (w && w->consecutive_misses == 0) {
     const bool same_sm = w->guid == act_guid_;
     if (!same_sm || w->act_count != act_count_) act_changed_at_ = now_;
-    if (!same_sm ||
-        (now_ > act_read_at_ && RoseAtSweepRate(act_count_, act_read_at_, w->act_count, now_)))
-      act_busy_at_ = now_;
+    const bool rose = same_sm && now_ > act_read_at_ &&
+                      RoseAtSweepRate(act_count_, act_read_at_, w->act_count, now_);
+    // A sweep's SMPs are counted from the rise that ends a quiet spell.
+    if (!same_sm || (rose && now_ - act_busy_at_ >= kNewMasterQuiet))
+      act_sweep_base_ = same_sm ? act_count_ : w->act_count;
+    if (!same_sm || rose) act_busy_at_ = now_;
     act_guid_ = w->guid;
     act_count_ = w->act_count;
     act_read_at_ = now_;

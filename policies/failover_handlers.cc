@@ -230,11 +230,11 @@ bool FailoverPolicy::OnMasterLost() {
   const MasterWatch& w = *observation_->master;
   std::string port =
       w.port_answers == false ? "is silent (node gone)" : "answers (SM process dead)";
-  if (w.port_answers != false && SweepingAtLastAnswer(w))
+  if (w.port_answers != false && InLargeSweepAtLastAnswer(w))
     port = "answers, and it has been silent for " +
            std::to_string(
                std::chrono::duration_cast<std::chrono::milliseconds>(now_ - act_read_at_).count()) +
-           " ms since an answer in a heavy sweep (SM process dead or hung)";
+           " ms since an answer in a heavy sweep of a large fabric (SM process dead or hung)";
   const std::string why =
       w.link_down
           ? "master " + FormatGuid(w.guid) +

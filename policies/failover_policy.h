@@ -55,9 +55,9 @@
 //   silent_sm_extra_misses when the port still answers (SM process dead or
 //   hung: its own smsupd normally hands over first), not counting those
 //   during the local OpenSM's discovery (which makes a busy master re-sweep
-//   and go silent); and a live-port master that was sweeping at its last
-//   answer (computing routes under OpenSM's lock) only busy_master_silence
-//   after that answer. Any answer, however late, resets the count: a busy
+//   and go silent); and a live-port master that was in a large sweep at its
+//   last answer (computing routes under OpenSM's lock) only
+//   busy_master_silence after that answer. Any answer, however late, resets the count: a busy
 //   master is never taken over.
 // - Only the best-ranked STANDBY acts at once; the others wait
 //   defer_to_better_candidate, so two standbys never both take over.
@@ -149,7 +149,7 @@ class FailoverPolicy {
   std::optional<SmEntry> RemoteMaster() const;
   std::vector<SmEntry> Masters() const;
   bool MasterGone() const;
-  bool SweepingAtLastAnswer(const MasterWatch& w) const;
+  bool InLargeSweepAtLastAnswer(const MasterWatch& w) const;
   bool LocalIsBestCandidate(Guid exclude) const;
   bool MasterLostDue() const;
   bool NoMasterDue() const;
@@ -234,6 +234,7 @@ class FailoverPolicy {
   std::uint32_t act_count_ = 0;
   TimePoint act_read_at_{};
   TimePoint act_busy_at_{};
+  std::uint32_t act_sweep_base_ = 0;              // its ActCount when its current sweep began
   std::optional<std::uint32_t> local_act_count_;  // the local SM's ActCount, last seen
   TimePoint local_act_at_{};                     // ... at this step
   TimePoint local_busy_at_{};  // it last rose at kSweepingSmpsPerSecond
@@ -255,6 +256,11 @@ class FailoverPolicy {
   // SMInfo: up to ~1 s with the tuned timeouts), so a shorter lull does not
   // end the sweep.
   static constexpr Duration kNewMasterQuiet{2000};
+  // A sweep that sent this many SMPs is a large fabric's: ~8,600 on 648
+  // HCAs, ~34,000 on 2,592 (routing computed in well under a second, within
+  // the usual misses), ~270,000 on 10,000 (routing computed for 1.5-4 s,
+  // SMInfo unanswered meanwhile: busy_master_silence).
+  static constexpr std::uint32_t kLargeSweepSmps = 50000;
   // The deferred restart's reading of the same quiet, once the new master's
   // sweep has named it on this node's port: its discovery (where SMInfo
   // timeouts pause it) is over, and what is left of the sweep sends at

@@ -31,9 +31,10 @@ struct PolicyConfig {
   // Extra misses required when the master's port still answers (SM process
   // dead or hung on a live node): its own smsupd normally hands over first.
   int silent_sm_extra_misses = 3;
-  // ... and when the master was seen sweeping at its last answer (its
-  // ActCount rose at a sweep's rate less than 2 s before), its silence
-  // must also last this long from that answer. OpenSM computes routes
+  // ... and when the master was seen in a large fabric's sweep at its last
+  // answer (its ActCount rose at a sweep's rate less than 2 s before, by
+  // 50,000 SMPs or more since that sweep began), its silence must also last
+  // this long from that answer. OpenSM computes routes
   // holding its subnet lock, and its SMInfo receiver waits for that lock:
   // on 10,000 HCAs a master answered nothing for 1.5-4 s of each heavy
   // sweep. Its own smsupd hands over at once when its OpenSM dies and
