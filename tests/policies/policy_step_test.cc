@@ -182,6 +182,18 @@ TEST(PolicyStepTest, LivePortNeedsTheExtraMisses) {
   }
 }
 
+// The master, its port answering, goes silent from the step after `now`
+// on: taken over at miss_threshold + silent_sm_extra_misses, not before.
+void ExpectTakenOverAtTheExtraMisses(FailoverPolicy& policy, TimePoint& now) {
+  const int needed = policy.config().miss_threshold + policy.config().silent_sm_extra_misses;
+  for (int misses = 1; misses <= needed; ++misses) {
+    now += Duration(150);
+    EXPECT_EQ(Count(policy.Decide(StandbyUnder(misses, true), now), Action::Kind::kTakeOver),
+              misses == needed ? 1 : 0)
+        << misses;
+  }
+}
+
 // OpenSM computes routes holding its subnet lock, and its SMInfo receiver
 // waits for it: on 10,000 HCAs a master answered nothing for 1.5-4 s of each
 // heavy sweep while its port answered, and was taken over. A master that was
@@ -234,7 +246,6 @@ TEST(PolicyStepTest, AMasterSilentInItsSweepIsLostOnlyAfterTheBusyMasterSilence)
 // ActCount still) is a dead or hung SM: the extra misses, as before.
 TEST(PolicyStepTest, AMasterSilentAfterItsSweepEndedNeedsOnlyTheExtraMisses) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
-  const PolicyConfig& c = policy.config();
   TimePoint now = kT0;
   std::uint32_t act_count = 100;
   for (int answer = 0; answer < 30; ++answer) {  // 1.5 s of sweep, then 3 s still
@@ -244,13 +255,7 @@ TEST(PolicyStepTest, AMasterSilentAfterItsSweepEndedNeedsOnlyTheExtraMisses) {
     obs.master->act_count = act_count;
     policy.Decide(obs, now);
   }
-  const int needed = c.miss_threshold + c.silent_sm_extra_misses;
-  for (int misses = 1; misses <= needed; ++misses) {
-    now += Duration(150);
-    EXPECT_EQ(Count(policy.Decide(StandbyUnder(misses, true), now), Action::Kind::kTakeOver),
-              misses == needed ? 1 : 0)
-        << misses;
-  }
+  ExpectTakenOverAtTheExtraMisses(policy, now);
 }
 
 // A small fabric's sweep (648 HCAs: ~8,600 SMPs) is computed in
@@ -259,7 +264,6 @@ TEST(PolicyStepTest, AMasterSilentAfterItsSweepEndedNeedsOnlyTheExtraMisses) {
 // OpenSM killed together just after a sweep must not cost a 6 s failover.
 TEST(PolicyStepTest, AMasterSilentAfterASmallFabricsSweepNeedsOnlyTheExtraMisses) {
   FailoverPolicy policy = AdoptedStandby(Role::kStandby);
-  const PolicyConfig& c = policy.config();
   TimePoint now = kT0;
   std::uint32_t act_count = 100;
   for (int answer = 0; answer < 4; ++answer) {  // 8,600 SMPs in 0.6 s
@@ -269,13 +273,7 @@ TEST(PolicyStepTest, AMasterSilentAfterASmallFabricsSweepNeedsOnlyTheExtraMisses
     obs.master->act_count = act_count;
     policy.Decide(obs, now);
   }
-  const int needed = c.miss_threshold + c.silent_sm_extra_misses;
-  for (int misses = 1; misses <= needed; ++misses) {
-    now += Duration(150);
-    EXPECT_EQ(Count(policy.Decide(StandbyUnder(misses, true), now), Action::Kind::kTakeOver),
-              misses == needed ? 1 : 0)
-        << misses;
-  }
+  ExpectTakenOverAtTheExtraMisses(policy, now);
 }
 
 // A standby's own first discovery makes a busy master sweep again (on 10,000
