@@ -57,8 +57,8 @@
 //   during the local OpenSM's discovery (which makes a busy master re-sweep
 //   and go silent); and a live-port master that was in a large sweep at its
 //   last answer (computing routes under OpenSM's lock) only
-//   busy_master_silence after that answer. Any answer, however late, resets the count: a busy
-//   master is never taken over.
+//   busy_master_silence after that answer. Any answer, however late, resets
+//   the count: a busy master is never taken over.
 // - Only the best-ranked STANDBY acts at once; the others wait
 //   defer_to_better_candidate, so two standbys never both take over.
 // - A STANDBY never ranks above the master; raising a priority happens only on

@@ -34,12 +34,12 @@ struct PolicyConfig {
   // ... and when the master was seen in a large fabric's sweep at its last
   // answer (its ActCount rose at a sweep's rate less than 2 s before, by
   // 50,000 SMPs or more since that sweep began), its silence must also last
-  // this long from that answer. OpenSM computes routes
-  // holding its subnet lock, and its SMInfo receiver waits for that lock:
-  // on 10,000 HCAs a master answered nothing for 1.5-4 s of each heavy
-  // sweep. Its own smsupd hands over at once when its OpenSM dies and
-  // after local_silent_timeout when it hangs, so a second longer than
-  // that is only paid when OpenSM and smsupd on a live node both fail.
+  // this long from that answer. OpenSM computes routes holding its subnet
+  // lock, and its SMInfo receiver waits for that lock: on 10,000 HCAs a
+  // master answered nothing for 1.5-4 s of each heavy sweep. Its own smsupd
+  // hands over at once when its OpenSM dies and after local_silent_timeout
+  // when it hangs, so a second longer than that is only paid when OpenSM
+  // and smsupd on a live node both fail.
   Duration busy_master_silence{6000};
   // A STANDBY that is not the best candidate waits this long for the best.
   Duration defer_to_better_candidate{1000};

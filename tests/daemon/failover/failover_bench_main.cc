@@ -299,8 +299,8 @@ int main(int argc, char** argv) {
                "and, for the floor, the far HCA's first PathRecord are rows of their own");
   app.add_option("--watch-after", watch_after_s,
                  "smsupd (a) and (c): end each trial no sooner than this many seconds after the "
-                 "fault, so that "
-                 "the takeovers-after row covers the new master's later sweeps (default 0)")
+                 "fault, so that the takeovers-after row covers the new master's later sweeps "
+                 "(default 0)")
       ->check(CLI::NonNegativeNumber);
   std::vector<std::string> master_opensm, standby_opensm;
   app.add_option("--master-opensm", master_opensm,
