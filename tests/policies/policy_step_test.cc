@@ -182,6 +182,15 @@ TEST(PolicyStepTest, LivePortNeedsTheExtraMisses) {
   }
 }
 
+// The master answers a poll 150 ms after `now` (moved on), its ActCount at
+// `act_count`.
+Actions AnswerWithActCount(FailoverPolicy& policy, TimePoint& now, std::uint32_t act_count) {
+  now += Duration(150);
+  Observation obs = StandbyUnder(0, std::nullopt);
+  obs.master->act_count = act_count;
+  return policy.Decide(obs, now);
+}
+
 // The master, its port answering, goes silent from the step after `now`
 // on: taken over at miss_threshold + silent_sm_extra_misses, not before.
 void ExpectTakenOverAtTheExtraMisses(FailoverPolicy& policy, TimePoint& now) {
@@ -210,11 +219,8 @@ TEST(PolicyStepTest, AMasterSilentInItsSweepIsLostOnlyAfterTheBusyMasterSilence)
     TimePoint now = kT0;
     std::uint32_t act_count = 100;
     for (int answer = 0; answer < 10; ++answer) {  // 10,000 HCAs: +6,000 SMPs a poll
-      now += Duration(150);
       act_count += 6000;
-      Observation obs = StandbyUnder(0, std::nullopt);
-      obs.master->act_count = act_count;
-      EXPECT_EQ(Count(policy.Decide(obs, now), Action::Kind::kTakeOver), 0);
+      EXPECT_EQ(Count(AnswerWithActCount(policy, now, act_count), Action::Kind::kTakeOver), 0);
     }
     const TimePoint last_answer = now;
     std::optional<int> taken_at_ms;
@@ -249,11 +255,8 @@ TEST(PolicyStepTest, AMasterSilentAfterItsSweepEndedNeedsOnlyTheExtraMisses) {
   TimePoint now = kT0;
   std::uint32_t act_count = 100;
   for (int answer = 0; answer < 30; ++answer) {  // 1.5 s of sweep, then 3 s still
-    now += Duration(150);
     if (answer < 10) act_count += 6000;
-    Observation obs = StandbyUnder(0, true);
-    obs.master->act_count = act_count;
-    policy.Decide(obs, now);
+    AnswerWithActCount(policy, now, act_count);
   }
   ExpectTakenOverAtTheExtraMisses(policy, now);
 }
@@ -267,11 +270,8 @@ TEST(PolicyStepTest, AMasterSilentAfterASmallFabricsSweepNeedsOnlyTheExtraMisses
   TimePoint now = kT0;
   std::uint32_t act_count = 100;
   for (int answer = 0; answer < 4; ++answer) {  // 8,600 SMPs in 0.6 s
-    now += Duration(150);
     act_count += 2150;
-    Observation obs = StandbyUnder(0, std::nullopt);
-    obs.master->act_count = act_count;
-    policy.Decide(obs, now);
+    AnswerWithActCount(policy, now, act_count);
   }
   ExpectTakenOverAtTheExtraMisses(policy, now);
 }
